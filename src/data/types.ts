@@ -1,0 +1,65 @@
+/**
+ * The dataset format: databases plus questions with gold SQL and precomputed gold results. A bundle on disk or on
+ * the web is `manifest.json` (a `DatasetManifest`) beside `db/<db_id>.sqlite` files.
+ */
+import type { SqlValue } from '../sql/types.ts';
+
+/** Bumped whenever the manifest's shape changes; loaders refuse other versions with a clear message. */
+export const DATASET_FORMAT_VERSION = 1;
+
+export type Difficulty = 'easy' | 'medium' | 'hard' | 'extra';
+export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'extra'];
+
+export type Split = 'train' | 'eval' | 'heldout';
+export const SPLITS: readonly Split[] = ['train', 'eval', 'heldout'];
+/** What a caller may ask for: one split or all of them. */
+export type SplitSelector = Split | 'all';
+
+/** A gold result as stored in JSON. BLOB cells are stored as `{ "$blob": "<hex>" }` and decoded on load. */
+export type JsonSqlValue = number | string | null | { $blob: string };
+
+export interface GoldResult {
+  columns: string[];
+  rows: SqlValue[][];
+}
+
+export interface Question {
+  /** Unique within the dataset and stable across imports, e.g. `dev-0042`. */
+  id: string;
+  dbId: string;
+  question: string;
+  /** Gold SQL, as written by the dataset's authors. */
+  gold: string;
+  goldResult: GoldResult;
+  /** Row order of the gold result matters (the gold SQL has ORDER BY), as in Spider's test-suite metric. */
+  orderMatters: boolean;
+  difficulty: Difficulty;
+  split: Split;
+}
+
+export interface DatabaseEntry {
+  id: string;
+  /** Path of the SQLite file relative to the bundle folder. */
+  file: string;
+  tables: string[];
+}
+
+export interface DatasetManifest {
+  format: typeof DATASET_FORMAT_VERSION;
+  name: string;
+  description: string;
+  /** Attribution shown wherever the data is shown (Spider is CC BY-SA 4.0). */
+  license: string;
+  databases: DatabaseEntry[];
+  questions: Array<Omit<Question, 'goldResult'> & { goldResult: { columns: string[]; rows: JsonSqlValue[][] } }>;
+}
+
+/** A dataset in memory: its questions, and a way to fetch any database's bytes. */
+export interface Dataset {
+  name: string;
+  description: string;
+  license: string;
+  databases: DatabaseEntry[];
+  questions: Question[];
+  loadDatabase(dbId: string): Promise<Uint8Array>;
+}

@@ -1,0 +1,48 @@
+/**
+ * The asynchronous face of the SQL engine that the environment, data import and evaluation use. Two
+ * implementations: `LocalSqlExecutor` (same thread, no time limit; for trusted SQL and benchmarks) and
+ * `WorkerSqlExecutor` (a worker that is terminated and restarted when a statement runs past its time limit).
+ * Failures reject with `SqlError`.
+ */
+import type { SqlJsStatic } from 'sql.js';
+import { SqlEngine } from './engine.ts';
+import type { ExecLimits, QueryResult, TableInfo } from './types.ts';
+
+export interface SqlExecutor {
+  /** Opens a fresh private copy of `bytes` under `dbKey`, replacing any earlier copy. */
+  load(dbKey: string, bytes: Uint8Array): Promise<void>;
+  query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult>;
+  tables(dbKey: string): Promise<string[]>;
+  describe(dbKey: string, table: string): Promise<TableInfo>;
+  sample(dbKey: string, table: string, rows: number): Promise<QueryResult>;
+  close(): Promise<void>;
+}
+
+export class LocalSqlExecutor implements SqlExecutor {
+  readonly engine: SqlEngine;
+  private readonly maxRows: number;
+
+  constructor(sql: SqlJsStatic, maxRows = 10_000) {
+    this.engine = new SqlEngine(sql);
+    this.maxRows = maxRows;
+  }
+
+  async load(dbKey: string, bytes: Uint8Array): Promise<void> {
+    this.engine.load(dbKey, bytes);
+  }
+  async query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult> {
+    return this.engine.query(dbKey, sql, limits?.maxRows ?? this.maxRows);
+  }
+  async tables(dbKey: string): Promise<string[]> {
+    return this.engine.tables(dbKey);
+  }
+  async describe(dbKey: string, table: string): Promise<TableInfo> {
+    return this.engine.describe(dbKey, table);
+  }
+  async sample(dbKey: string, table: string, rows: number): Promise<QueryResult> {
+    return this.engine.sample(dbKey, table, rows);
+  }
+  async close(): Promise<void> {
+    this.engine.close();
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Messages between `WorkerSqlExecutor` and the SQL worker: one discriminated union each way, keyed by `type`.
+ * Every request carries an id; the worker answers each with exactly one `result` or `error` of the same id.
+ */
+import type { QueryResult, SqlErrorKind, TableInfo } from './types.ts';
+
+export type SqlRequest =
+  | { id: number; type: 'load'; dbKey: string; bytes: Uint8Array }
+  | { id: number; type: 'query'; dbKey: string; sql: string; maxRows: number }
+  | { id: number; type: 'tables'; dbKey: string }
+  | { id: number; type: 'describe'; dbKey: string; table: string }
+  | { id: number; type: 'sample'; dbKey: string; table: string; rows: number };
+
+export type SqlResultValue = null | QueryResult | string[] | TableInfo;
+
+export type SqlResponse =
+  | { id: number; type: 'result'; value: SqlResultValue }
+  | { id: number; type: 'error'; kind: SqlErrorKind; message: string };
+
+/** The transport the executor needs: a Web Worker or a Node worker thread behind one shape. */
+export interface WorkerPort {
+  send(request: SqlRequest): void;
+  onResponse(handler: (response: SqlResponse) => void): void;
+  /** Called when the worker dies (an uncaught error, an abort inside WASM, or an exit). */
+  onFailure(handler: (error: Error) => void): void;
+  terminate(): void;
+}

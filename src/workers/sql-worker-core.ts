@@ -1,0 +1,35 @@
+/**
+ * What the SQL worker does with a request, independent of the transport (Web Worker or Node worker thread).
+ */
+import { SqlEngine } from '../sql/engine.ts';
+import { SqlError } from '../sql/types.ts';
+import type { SqlRequest, SqlResponse, SqlResultValue } from '../sql/worker-protocol.ts';
+
+function dispatch(engine: SqlEngine, request: SqlRequest): SqlResultValue {
+  switch (request.type) {
+    case 'load':
+      engine.load(request.dbKey, request.bytes);
+      return null;
+    case 'query':
+      return engine.query(request.dbKey, request.sql, request.maxRows);
+    case 'tables':
+      return engine.tables(request.dbKey);
+    case 'describe':
+      return engine.describe(request.dbKey, request.table);
+    case 'sample':
+      return engine.sample(request.dbKey, request.table, request.rows);
+    default:
+      return request satisfies never;
+  }
+}
+
+export function handleSqlRequest(engine: SqlEngine, request: SqlRequest): SqlResponse {
+  try {
+    return { id: request.id, type: 'result', value: dispatch(engine, request) };
+  } catch (e) {
+    if (e instanceof SqlError) return { id: request.id, type: 'error', kind: e.kind, message: e.message };
+    // Anything else (an Emscripten abort, out of memory) leaves the module unusable: report it as a crash so the
+    // client replaces this worker.
+    return { id: request.id, type: 'error', kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
+  }
+}

@@ -1,0 +1,13 @@
+/** Web Worker host of the SQL engine. sql.js's WASM is served by the app itself (Vite `?url`), never a CDN. */
+import initSqlJs from 'sql.js';
+import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
+import { SqlEngine } from '../sql/engine.ts';
+import type { SqlRequest } from '../sql/worker-protocol.ts';
+import { handleSqlRequest } from './sql-worker-core.ts';
+
+const ready = initSqlJs({ locateFile: () => wasmUrl }).then((sql) => new SqlEngine(sql));
+let queue: Promise<unknown> = Promise.resolve();
+self.onmessage = (event: MessageEvent<SqlRequest>) => {
+  const request = event.data;
+  queue = queue.then(async () => self.postMessage(handleSqlRequest(await ready, request)));
+};
