@@ -1,0 +1,71 @@
+/**
+ * Dataset bundles: `manifest.json` + `db/<db_id>.sqlite`, read through a `BundleReader` so the same code loads a
+ * bundle from disk (Node) or over HTTP (browser).
+ */
+import { decodeValue, encodeValue } from './gold.ts';
+import { DATASET_FORMAT_VERSION, type Dataset, type DatasetManifest, type Question } from './types.ts';
+
+export interface BundleReader {
+  /** Where the bundle lives, for error messages. */
+  location: string;
+  readText(path: string): Promise<string>;
+  readBytes(path: string): Promise<Uint8Array>;
+}
+
+export class DatasetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatasetError';
+  }
+}
+
+export function toManifest(dataset: Omit<Dataset, 'loadDatabase'>): DatasetManifest {
+  return {
+    format: DATASET_FORMAT_VERSION,
+    name: dataset.name,
+    description: dataset.description,
+    license: dataset.license,
+    databases: dataset.databases,
+    questions: dataset.questions.map((q) => ({ ...q, goldResult: { columns: q.goldResult.columns, rows: q.goldResult.rows.map((r) => r.map(encodeValue)) } })),
+  };
+}
+
+export function fromManifest(manifest: DatasetManifest, loadDatabase: (dbId: string) => Promise<Uint8Array>): Dataset {
+  const questions: Question[] = manifest.questions.map((q) => ({ ...q, goldResult: { columns: q.goldResult.columns, rows: q.goldResult.rows.map((r) => r.map(decodeValue)) } }));
+  return { name: manifest.name, description: manifest.description, license: manifest.license, databases: manifest.databases, questions, loadDatabase };
+}
+
+export async function readBundle(reader: BundleReader): Promise<Dataset> {
+  let manifest: DatasetManifest;
+  try {
+    manifest = JSON.parse(await reader.readText('manifest.json')) as DatasetManifest;
+  } catch (e) {
+    throw new DatasetError(`No readable dataset at ${reader.location}: ${(e as Error).message}. Run 'npm run data:demo' or 'npm run data:spider' to create it.`);
+  }
+  if (manifest.format !== DATASET_FORMAT_VERSION) {
+    throw new DatasetError(`Dataset at ${reader.location} has format ${String(manifest.format)}, this app reads format ${DATASET_FORMAT_VERSION}: import it again.`);
+  }
+  if (!Array.isArray(manifest.questions) || !Array.isArray(manifest.databases)) {
+    throw new DatasetError(`Dataset at ${reader.location} is malformed: manifest.json lacks 'questions' or 'databases'.`);
+  }
+  const files = new Map(manifest.databases.map((d) => [d.id, d.file]));
+  return fromManifest(manifest, async (dbId) => {
+    const file = files.get(dbId);
+    if (!file) throw new DatasetError(`Dataset '${manifest.name}' has no database '${dbId}'.`);
+    return reader.readBytes(file);
+  });
+}
+
+/** Reads a bundle served over HTTP at `baseUrl` (ending in '/'). */
+export function httpBundleReader(baseUrl: string): BundleReader {
+  const get = async (path: string): Promise<Response> => {
+    const response = await fetch(new URL(path, baseUrl));
+    if (!response.ok) throw new DatasetError(`${path}: HTTP ${response.status}`);
+    return response;
+  };
+  return {
+    location: baseUrl,
+    readText: async (path) => (await get(path)).text(),
+    readBytes: async (path) => new Uint8Array(await (await get(path)).arrayBuffer()),
+  };
+}
