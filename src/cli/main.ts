@@ -1,0 +1,44 @@
+/**
+ * The `sqlenv` command line: `eval`, `run` and `exec-match`. Exit codes: 0 ok, 1 failure (bad dataset, I/O),
+ * 2 bad arguments.
+ */
+import { DatasetError } from '../data/bundle.ts';
+import { EnvUsageError } from '../env/env.ts';
+import { UsageError } from './args.ts';
+import { EVAL_USAGE, evalCommand } from './eval-command.ts';
+import { EXEC_MATCH_USAGE, execMatchCommand } from './exec-match-command.ts';
+import { RUN_USAGE, runCommand } from './run-command.ts';
+
+const USAGE = ['Usage:', `  ${EVAL_USAGE}`, `  ${RUN_USAGE}`, `  ${EXEC_MATCH_USAGE}`].join('\n');
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
+  eval: evalCommand,
+  run: runCommand,
+  'exec-match': execMatchCommand,
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`sqlenv: unknown command '${name}'.\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    return await command(rest);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    // parseArgs reports unknown or malformed options with codes starting ERR_PARSE_ARGS.
+    const isUsage = e instanceof UsageError || e instanceof EnvUsageError || (e instanceof Error && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'));
+    if (isUsage) {
+      process.stderr.write(`sqlenv ${name}: ${message}\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`sqlenv ${name}: ${e instanceof DatasetError ? message : (e instanceof Error && e.stack) || message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * SQLEnv: answer a natural-language question about a SQLite database by exploring it.
+ *
+ * Task: a question from the dataset (Spider or the demo) about one database; the agent must submit the answer.
+ * Action format: `DESCRIBE <table>` | `SAMPLE <table>` | `QUERY <one SELECT/WITH statement>` | `ANSWER <value>`
+ *   as text (keywords case-insensitive) or as objects (see actions.ts). Anything else is an invalid action: it
+ *   costs a step and an operational penalty, and the observation says what was wrong. `step` never throws for a
+ *   bad action; it throws `EnvUsageError` only when called before `reset` or after the episode ended.
+ * Observation: text (question, database, tables, steps left, and the last step's output as an aligned table with
+ *   truncation stated) plus the same content as structured fields for rendering.
+ * Start state: `reset` picks a question (by id, or seeded from a split/difficulty/database filter) and opens a
+ *   fresh read-only copy of its database, so no episode sees another's changes.
+ * Reward: correctness + progress + operational, each in `info.components`, weighted (rewards.ts has formulas).
+ * Episode end: an ANSWER terminates; running out of the step budget (default 10) truncates.
+ * Version history: v1 — first version.
+ */
+import type { Dataset, Question } from '../data/types.ts';
+import { createRng, pick } from '../data/rng.ts';
+import type { SqlExecutor } from '../sql/executor.ts';
+import { SqlError, type QueryResult } from '../sql/types.ts';
+import { actionKey, formatAction, normalizeAction, type Action, type ActionInput, type ParsedAction } from './actions.ts';
+import { answerMatches } from './answer.ts';
+import { formatDescribe, formatTable } from './format.ts';
+import { OPERATIONAL, progressReward, totalReward, validateRewardWeights, type RewardComponents } from './rewards.ts';
+import { resultSimilarity } from './similarity.ts';
+import { DEFAULT_ENV_CONFIG, type EnvConfig, type EnvState, type Observation, type ResetOptions, type ResetResult, type ResultView, type StepOutcome, type StepResult } from './types.ts';
+
+export const ENV_VERSION = 1;
+
+export class EnvUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EnvUsageError';
+  }
+}
+
+/** What a step produced before rewards: its observation body and how it went. */
+interface StepEffect {
+  body: string;
+  outcome: StepOutcome;
+  result?: ResultView;
+  table?: Observation['table'];
+  error?: string;
+  similarity?: number;
+  correct?: boolean;
+}
+
+interface Episode {
+  question: Question;
+  seed: number;
+  dbKey: string;
+  tables: string[];
+  stepsUsed: number;
+  bestSimilarity: number;
+  episodeReturn: number;
+  terminated: boolean;
+  truncated: boolean;
+  actionsSeen: Set<string>;
+  resultsSeen: Set<string>;
+}
+
+/** A fingerprint of a result's values (column names aside), to tell whether a query showed anything new. */
+function resultFingerprint(result: QueryResult): string {
+  return JSON.stringify([result.rows.map((r) => r.map((v) => (v instanceof Uint8Array ? Array.from(v) : v))), result.truncated]);
+}
+
+export class SqlEnv {
+  readonly dataset: Dataset;
+  readonly config: EnvConfig;
+  private readonly executor: SqlExecutor;
+  private readonly bytes = new Map<string, Uint8Array>();
+  private readonly questionsById: Map<string, Question>;
+  private episode: Episode | null = null;
+
+  constructor(dataset: Dataset, executor: SqlExecutor, config: Partial<EnvConfig> = {}) {
+    this.dataset = dataset;
+    this.executor = executor;
+    this.config = { ...DEFAULT_ENV_CONFIG, ...config, weights: { ...DEFAULT_ENV_CONFIG.weights, ...config.weights } };
+    validateRewardWeights(this.config.weights, this.config.budget);
+    this.questionsById = new Map(dataset.questions.map((q) => [q.id, q]));
+  }
+
+  /** Questions a reset with these filters chooses from, in dataset order. */
+  candidates(options: Omit<ResetOptions, 'seed' | 'questionId'> = {}): Question[] {
+    const split = options.split ?? 'train';
+    return this.dataset.questions.filter(
+      (q) => (split === 'all' || q.split === split) && (!options.difficulty || q.difficulty === options.difficulty) && (!options.dbId || q.dbId === options.dbId),
+    );
+  }
+
+  private chooseQuestion(options: ResetOptions, seed: number): Question {
+    if (options.questionId !== undefined) {
+      const question = this.questionsById.get(options.questionId);
+      if (!question) throw new EnvUsageError(`No question '${options.questionId}' in dataset '${this.dataset.name}'.`);
+      return question;
+    }
+    const candidates = this.candidates(options);
+    if (candidates.length === 0) {
+      throw new EnvUsageError(`No question in dataset '${this.dataset.name}' matches split=${options.split ?? 'train'}${options.difficulty ? `, difficulty=${options.difficulty}` : ''}${options.dbId ? `, db=${options.dbId}` : ''}.`);
+    }
+    return pick(createRng(seed), candidates);
+  }
+
+  async reset(options: ResetOptions = {}): Promise<ResetResult> {
+    // The only place randomness enters unseeded: the drawn seed is reported, so the episode can be replayed.
+    const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+    const question = this.chooseQuestion(options, seed);
+    const dbKey = `${this.dataset.name}/${question.dbId}`;
+    let bytes = this.bytes.get(question.dbId);
+    if (!bytes) {
+      bytes = await this.dataset.loadDatabase(question.dbId);
+      this.bytes.set(question.dbId, bytes);
+    }
+    await this.executor.load(dbKey, bytes);
+    const tables = await this.executor.tables(dbKey);
+    this.episode = {
+      question,
+      seed,
+      dbKey,
+      tables,
+      stepsUsed: 0,
+      bestSimilarity: 0,
+      episodeReturn: 0,
+      terminated: false,
+      truncated: false,
+      actionsSeen: new Set(),
+      resultsSeen: new Set(),
+    };
+    const text = [
+      `Question: ${question.question}`,
+      `Database: ${question.dbId}`,
+      `Tables: ${tables.join(', ')}`,
+      'Actions: DESCRIBE <table> | SAMPLE <table> | QUERY <one SELECT statement> | ANSWER <value>',
+      `Steps left: ${this.config.budget}`,
+    ].join('\n');
+    return {
+      observation: { text, question: question.question, dbId: question.dbId, tables, stepsLeft: this.config.budget },
+      info: { seed, questionId: question.id, difficulty: question.difficulty, split: question.split },
+    };
+  }
+
+  async step(input: ActionInput): Promise<StepResult> {
+    const episode = this.episode;
+    if (!episode) throw new EnvUsageError('Call reset() before step().');
+    if (episode.terminated || episode.truncated) throw new EnvUsageError('The episode is over; call reset() to start another.');
+    const action = normalizeAction(input);
+    const bestBefore = episode.bestSimilarity;
+    const effect = await this.apply(episode, action);
+    episode.stepsUsed++;
+    if (action.type === 'ANSWER') episode.terminated = true;
+    else if (episode.stepsUsed >= this.config.budget) episode.truncated = true;
+
+    const components: RewardComponents = {
+      correctness: effect.correct ? 1 : 0,
+      progress: progressReward(bestBefore, episode.bestSimilarity),
+      operational: action.type === 'ANSWER' ? 0 : OPERATIONAL[effect.outcome === 'ok' ? 'newInformation' : effect.outcome === 'nothing-new' ? 'nothingNew' : effect.outcome],
+    };
+    const reward = totalReward(components, this.config.weights);
+    episode.episodeReturn += reward;
+    const stepsLeft = this.config.budget - episode.stepsUsed;
+    const done = episode.terminated || episode.truncated;
+    const ending = episode.truncated ? '\nNo steps left: the episode ended without an answer.' : '';
+    const observation: Observation = {
+      text: `> ${formatAction(action)}\n${effect.body}\nSteps left: ${stepsLeft}${ending}`,
+      question: episode.question.question,
+      dbId: episode.question.dbId,
+      tables: episode.tables,
+      stepsLeft,
+      ...(effect.result && { result: effect.result }),
+      ...(effect.table && { table: effect.table }),
+      ...(effect.error !== undefined && { error: effect.error }),
+    };
+    return {
+      observation,
+      reward,
+      done,
+      info: {
+        action,
+        outcome: effect.outcome,
+        components,
+        terminated: episode.terminated,
+        truncated: episode.truncated,
+        correct: action.type === 'ANSWER' ? effect.correct === true : null,
+        similarity: effect.similarity ?? null,
+        bestSimilarity: episode.bestSimilarity,
+        stepIndex: episode.stepsUsed - 1,
+        episodeReturn: episode.episodeReturn,
+      },
+    };
+  }
+
+  private async apply(episode: Episode, action: ParsedAction): Promise<StepEffect> {
+    if (action.type === 'INVALID') return { body: `Error: ${action.reason}`, outcome: 'error', error: action.reason };
+    const key = actionKey(action);
+    const repeated = episode.actionsSeen.has(key);
+    episode.actionsSeen.add(key);
+    const effect = await this.run(episode, action);
+    // A repeat that fails is still an error; one that succeeds shows nothing new and says so.
+    if (repeated && effect.outcome !== 'error' && action.type !== 'ANSWER') {
+      return { ...effect, outcome: 'repeat', body: `${effect.body}\n(Note: this exact action was already taken in this episode.)` };
+    }
+    return effect;
+  }
+
+  private unknownTable(episode: Episode, table: string): StepEffect | null {
+    if (episode.tables.some((t) => t.toLowerCase() === table.toLowerCase())) return null;
+    const error = `Unknown table '${table}'. Tables: ${episode.tables.join(', ')}.`;
+    return { body: `Error: ${error}`, outcome: 'error', error };
+  }
+
+  private async run(episode: Episode, action: Action): Promise<StepEffect> {
+    const limits = { maxRows: this.config.maxObservationRows, maxCellChars: this.config.maxCellChars, maxChars: this.config.maxObservationChars };
+    try {
+      switch (action.type) {
+        case 'DESCRIBE': {
+          const unknown = this.unknownTable(episode, action.table);
+          if (unknown) return unknown;
+          const table = await this.executor.describe(episode.dbKey, action.table);
+          return { body: formatDescribe(table), outcome: 'ok', table };
+        }
+        case 'SAMPLE': {
+          const unknown = this.unknownTable(episode, action.table);
+          if (unknown) return unknown;
+          const sample = await this.executor.sample(episode.dbKey, action.table, this.config.sampleRows);
+          const result: ResultView = { columns: sample.columns, rows: sample.rows, totalRows: sample.rows.length };
+          return { body: formatTable(sample.columns, sample.rows, sample.rows.length, limits), outcome: 'ok', result };
+        }
+        case 'QUERY': {
+          const full = await this.executor.query(episode.dbKey, action.sql, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs });
+          const totalRows = full.truncated ? null : full.rows.length;
+          const similarity = full.truncated ? 0 : resultSimilarity(full, episode.question.goldResult, episode.question.orderMatters);
+          episode.bestSimilarity = Math.max(episode.bestSimilarity, similarity);
+          const fingerprint = resultFingerprint(full);
+          const isNew = !episode.resultsSeen.has(fingerprint);
+          episode.resultsSeen.add(fingerprint);
+          const result: ResultView = { columns: full.columns, rows: full.rows.slice(0, this.config.maxObservationRows), totalRows };
+          return { body: formatTable(full.columns, full.rows, totalRows, limits), outcome: isNew ? 'ok' : 'nothing-new', result, similarity };
+        }
+        case 'ANSWER': {
+          const verdict = answerMatches(action.value, episode.question.goldResult, episode.question.orderMatters);
+          return { body: verdict.match ? 'Answer submitted: correct.' : 'Answer submitted: incorrect.', outcome: 'ok', correct: verdict.match };
+        }
+        default:
+          return action satisfies never;
+      }
+    } catch (e) {
+      if (!(e instanceof SqlError)) throw e;
+      const error = e.kind === 'timeout' ? `${e.message} Simplify the query (add a LIMIT, avoid cross joins).` : e.message;
+      return { body: `Error: ${error}`, outcome: 'error', error };
+    }
+  }
+
+  state(): EnvState {
+    const e = this.episode;
+    if (!e) throw new EnvUsageError('Call reset() before state().');
+    return {
+      seed: e.seed,
+      questionId: e.question.id,
+      dbId: e.question.dbId,
+      stepsUsed: e.stepsUsed,
+      stepsLeft: this.config.budget - e.stepsUsed,
+      done: e.terminated || e.truncated,
+      terminated: e.terminated,
+      truncated: e.truncated,
+      bestSimilarity: e.bestSimilarity,
+      episodeReturn: e.episodeReturn,
+    };
+  }
+
+  /** The question of the current episode (gold included): for Oracle policies and for showing the answer at the end. */
+  currentQuestion(): Question {
+    if (!this.episode) throw new EnvUsageError('Call reset() before currentQuestion().');
+    return this.episode.question;
+  }
+
+  /** Ends the episode; calling it twice is harmless. The executor belongs to the caller and stays open. */
+  close(): void {
+    this.episode = null;
+  }
+}

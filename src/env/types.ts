@@ -1,0 +1,124 @@
+/**
+ * The environment's public types, field by field (the contract of DESIGN.md "Environment").
+ */
+import type { Difficulty, SplitSelector } from '../data/types.ts';
+import type { SqlValue, TableInfo } from '../sql/types.ts';
+import type { ParsedAction } from './actions.ts';
+import type { RewardComponents, RewardWeights } from './rewards.ts';
+
+export interface EnvConfig {
+  /** Steps per episode; the episode is truncated when they run out without an ANSWER. */
+  budget: number;
+  /** Rows a SAMPLE shows. */
+  sampleRows: number;
+  /** Rows of a QUERY result shown in the observation (the verifier always sees up to `verifyRows`). */
+  maxObservationRows: number;
+  /** Characters shown of one cell. */
+  maxCellChars: number;
+  /** Characters of one result table in an observation. */
+  maxObservationChars: number;
+  /** Rows of a QUERY result kept for the progress similarity. */
+  verifyRows: number;
+  /** Time limit of one QUERY, in milliseconds. */
+  queryTimeoutMs: number;
+  weights: RewardWeights;
+}
+
+export const DEFAULT_ENV_CONFIG: EnvConfig = {
+  budget: 10,
+  sampleRows: 5,
+  maxObservationRows: 20,
+  maxCellChars: 60,
+  maxObservationChars: 2_000,
+  verifyRows: 10_000,
+  queryTimeoutMs: 2_000,
+  weights: { correctness: 1, progress: 0.2, operational: 1 },
+};
+
+export interface ResetOptions {
+  /** Seeds the choice of question; the same seed and filters give the same question. Drawn and reported if absent. */
+  seed?: number;
+  /** Plays this question; the filters are ignored. */
+  questionId?: string;
+  /** Default 'train'. */
+  split?: SplitSelector;
+  difficulty?: Difficulty;
+  dbId?: string;
+}
+
+/** The part of a result an observation shows, for rendering as a real table. */
+export interface ResultView {
+  columns: string[];
+  rows: SqlValue[][];
+  /** Rows the statement produced, or null when there were more than the environment reads. */
+  totalRows: number | null;
+}
+
+export interface Observation {
+  /** The whole observation as text, for people and language models alike. */
+  text: string;
+  question: string;
+  dbId: string;
+  tables: string[];
+  stepsLeft: number;
+  /** Rows shown by a SAMPLE or QUERY step. */
+  result?: ResultView;
+  /** Schema shown by a DESCRIBE step. */
+  table?: TableInfo;
+  /** Why the step failed, when it did. */
+  error?: string;
+}
+
+export type StepOutcome = 'ok' | 'nothing-new' | 'repeat' | 'error';
+
+export interface StepInfo {
+  action: ParsedAction;
+  outcome: StepOutcome;
+  /** Unweighted reward parts of this step. */
+  components: RewardComponents;
+  /** The episode ended with an ANSWER. */
+  terminated: boolean;
+  /** The episode ended because the step budget ran out. */
+  truncated: boolean;
+  /** Verdict of an ANSWER step; null on other steps. */
+  correct: boolean | null;
+  /** Similarity of this QUERY's result to the gold result; null on other steps. */
+  similarity: number | null;
+  /** Φ after this step. */
+  bestSimilarity: number;
+  stepIndex: number;
+  /** Sum of rewards so far, this step included. */
+  episodeReturn: number;
+}
+
+export interface StepResult {
+  observation: Observation;
+  reward: number;
+  done: boolean;
+  info: StepInfo;
+}
+
+export interface ResetInfo {
+  seed: number;
+  questionId: string;
+  difficulty: Difficulty;
+  split: string;
+}
+
+export interface ResetResult {
+  observation: Observation;
+  info: ResetInfo;
+}
+
+export interface EnvState {
+  seed: number;
+  questionId: string;
+  dbId: string;
+  stepsUsed: number;
+  stepsLeft: number;
+  done: boolean;
+  terminated: boolean;
+  truncated: boolean;
+  bestSimilarity: number;
+  episodeReturn: number;
+}

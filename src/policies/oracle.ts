@@ -1,0 +1,46 @@
+/**
+ * Oracle: knows the gold SQL. It DESCRIBEs the tables the gold SQL uses (as many as the budget allows while
+ * leaving two steps), runs the gold SQL, then ANSWERs with the gold result. An upper bound for every other policy,
+ * and the source of SFT demonstrations.
+ */
+import type { GoldResult } from '../data/types.ts';
+import { significantTokens, unquoteIdentifier } from '../sql/tokenize.ts';
+import type { Policy, PolicyContext, PolicyDecision } from './policy.ts';
+
+/** Tables of `tables` that `sql` mentions, in order of first mention. */
+export function tablesUsed(sql: string, tables: readonly string[]): string[] {
+  const byLower = new Map(tables.map((t) => [t.toLowerCase(), t]));
+  const used: string[] = [];
+  for (const token of significantTokens(sql)) {
+    if (token.kind !== 'word' && token.kind !== 'identifier') continue;
+    const table = byLower.get(unquoteIdentifier(token.text).toLowerCase());
+    if (table && !used.includes(table)) used.push(table);
+  }
+  return used;
+}
+
+/** The gold result written as an ANSWER value: a scalar for 1×1, a JSON list for one column, else JSON rows. */
+export function answerText(gold: GoldResult): string {
+  const json = (v: unknown): string => JSON.stringify(v instanceof Uint8Array ? Array.from(v) : v);
+  if (gold.rows.length === 1 && gold.columns.length === 1) {
+    const value = gold.rows[0][0];
+    return typeof value === 'string' ? value : json(value);
+  }
+  if (gold.columns.length === 1) return json(gold.rows.map((r) => r[0]));
+  return json(gold.rows);
+}
+
+export class OraclePolicy implements Policy {
+  readonly name = 'oracle';
+
+  async act(context: PolicyContext): Promise<PolicyDecision> {
+    const { question, history, first } = context;
+    const stepsLeft = context.observation.stepsLeft;
+    const describable = tablesUsed(question.gold, first.tables).slice(0, Math.max(0, stepsLeft + history.length - 2));
+    const step = history.length;
+    if (step < describable.length && stepsLeft > 2) return { action: { type: 'DESCRIBE', table: describable[step] } };
+    const queried = history.some((h) => h.action.type === 'QUERY');
+    if (!queried && stepsLeft > 1) return { action: { type: 'QUERY', sql: question.gold } };
+    return { action: { type: 'ANSWER', value: answerText(question.goldResult) } };
+  }
+}
