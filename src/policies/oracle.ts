@@ -4,6 +4,8 @@
  * and the source of SFT demonstrations.
  */
 import type { GoldResult } from '../data/types.ts';
+import { blobHex } from '../env/verifier.ts';
+import type { SqlValue } from '../sql/types.ts';
 import { significantTokens, unquoteIdentifier } from '../sql/tokenize.ts';
 import type { Policy, PolicyContext, PolicyDecision } from './policy.ts';
 
@@ -19,15 +21,20 @@ export function tablesUsed(sql: string, tables: readonly string[]): string[] {
   return used;
 }
 
+/** A cell as an answer can carry it: BLOBs as hex text, which the answer verifier reads. */
+function answerCell(value: SqlValue): string | number | null {
+  return value instanceof Uint8Array ? blobHex(value) : value;
+}
+
 /** The gold result written as an ANSWER value: a scalar for 1×1, a JSON list for one column, else JSON rows. */
 export function answerText(gold: GoldResult): string {
-  const json = (v: unknown): string => JSON.stringify(v instanceof Uint8Array ? Array.from(v) : v);
-  if (gold.rows.length === 1 && gold.columns.length === 1) {
-    const value = gold.rows[0][0];
-    return typeof value === 'string' ? value : json(value);
+  const rows = gold.rows.map((r) => r.map(answerCell));
+  if (rows.length === 1 && gold.columns.length === 1) {
+    const value = rows[0][0];
+    return typeof value === 'string' ? value : JSON.stringify(value);
   }
-  if (gold.columns.length === 1) return json(gold.rows.map((r) => r[0]));
-  return json(gold.rows);
+  if (gold.columns.length === 1) return JSON.stringify(rows.map((r) => r[0]));
+  return JSON.stringify(rows);
 }
 
 export class OraclePolicy implements Policy {

@@ -1,0 +1,232 @@
+/**
+ * Lenient ANSWER verifier: how texts are read (scalar, list, rows; JSON and plain formats) and which answers match
+ * a gold result, including wrong answers that must not.
+ */
+import { describe, it, expect } from 'vitest';
+import type { SqlValue } from '../../src/sql/types.ts';
+import type { ResultTable } from '../../src/env/verifier.ts';
+import { answerInterpretations, answerMatches, cellMatches, parseAnswer, splitCells, type AnswerCell } from '../../src/env/answer.ts';
+
+const t = (rows: SqlValue[][]): ResultTable => ({ columns: (rows[0] ?? []).map((_, i) => `c${i}`), rows });
+const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+type Case = [answer: string, gold: SqlValue[][], orderMatters: boolean, expected: boolean];
+
+const PEOPLE: SqlValue[][] = [['Alice', 30], ['Bob', 25]];
+
+const SCALARS: Case[] = [
+  ['42', [[42]], false, true],
+  ['  42  ', [[42]], false, true],
+  ['42.0', [[42]], false, true],
+  ['4.2e1', [[42]], false, true],
+  ['1,234', [[1234]], false, true],
+  ['41', [[42]], false, false],
+  ['42', [['42']], false, true],
+  ['forty-two', [[42]], false, false],
+  ['smith', [['Smith']], false, true],
+  ['  SMITH ', [['Smith']], false, true],
+  ['"Smith"', [['Smith']], false, true],
+  ["'Smith'", [['Smith']], false, true],
+  ['John   Smith', [['John Smith']], false, true],
+  ['John Smith', [['John  Smith ']], false, true],
+  ['Smyth', [['Smith']], false, false],
+  ['Smith', [['Smithson']], false, false],
+  ['Smith', [['Smith'], ['Jones']], false, false],
+  // numeric tolerance: |a − g| ≤ 1e-6 + 1e-4·|g|
+  ['0.3', [[0.1 + 0.2]], false, true],
+  ['3.14159', [[Math.PI]], false, true],
+  ['1000.05', [[1000]], false, true],
+  ['100.02', [[100]], false, false],
+  ['31', [[30]], false, false],
+  // rounding: written with d decimals, matches gold rounded to d decimals
+  ['3.33', [[3.3333]], false, true],
+  ['3.3', [[3.3333]], false, true],
+  ['3.34', [[3.3333]], false, false],
+  ['6.67', [[6.666666]], false, true],
+  ['6.66', [[6.666666]], false, false], // truncated, not rounded
+  ['66.66', [[66.666666]], false, true], // but within the 1e-4 relative tolerance
+  ['3', [[3.4]], false, false],
+  ['3.0', [[2.96]], false, true],
+  // NULL
+  ['null', [[null]], false, true],
+  ['None', [[null]], false, true],
+  ['NULL', [[null]], false, true],
+  ['', [[null]], false, true],
+  ['0', [[null]], false, false],
+  ['nothing', [[null]], false, false],
+  ['null', [['None']], false, true],
+  // "Smith, John" is tried as a scalar and as a list
+  ['Smith, John', [['Smith, John']], false, true],
+  ['Smith, John', [['Smith'], ['John']], false, true],
+  ['Smith, John', [['John', 'Smith']], false, true],
+  ['Smith, John', [['Smith']], false, false],
+  // blobs
+  ['hi', [[utf8('hi')]], false, true],
+  ['6869', [[utf8('hi')]], false, true],
+  ["x'6869'", [[utf8('hi')]], false, true],
+  ['ho', [[utf8('hi')]], false, false],
+];
+
+const LISTS: Case[] = [
+  ['a, b, c', [['a'], ['b'], ['c']], false, true],
+  ['c, a, b', [['a'], ['b'], ['c']], false, true],
+  ['c, a, b', [['a'], ['b'], ['c']], true, false],
+  ['a, b, c', [['a'], ['b'], ['c']], true, true],
+  ['a\nb\nc', [['a'], ['b'], ['c']], false, true],
+  ['a\r\n\r\nb\r\nc\n', [['a'], ['b'], ['c']], false, true],
+  ['a; b; c', [['a'], ['b'], ['c']], false, true],
+  ['- a\n- b\n- c', [['a'], ['b'], ['c']], false, true],
+  ['1. a\n2. b\n3. c', [['a'], ['b'], ['c']], true, true],
+  ['a, b', [['a'], ['b'], ['c']], false, false],
+  ['a, b, c, d', [['a'], ['b'], ['c']], false, false],
+  ['a, a, b', [['a'], ['b'], ['b']], false, false],
+  ['a, b, b', [['a'], ['b'], ['b']], false, true],
+  ['1, 2, 3', [[3], [1], [2]], false, true],
+  ['1.50, 2', [[1.5], [2]], false, true],
+  ['"Smith, John", "Doe, Jane"', [['Smith, John'], ['Doe, Jane']], false, true],
+  ["O'Brien, O'Neil", [["O'Brien"], ["O'Neil"]], false, true],
+  // list against a one-row gold: values vs columns in any order
+  ['John, 42', [[42, 'John']], false, true],
+  ['John, 42', [[42, 'John']], true, true],
+  ['John, 43', [[42, 'John']], false, false],
+  ['John', [[42, 'John']], false, false],
+  ['Smith, John\nDoe, Jane', [['Smith, John'], ['Doe, Jane']], false, true],
+  ['5, 6', [[5]], false, false],
+];
+
+const ROWS: Case[] = [
+  ['Alice | 30\nBob | 25', PEOPLE, false, true],
+  ['Bob | 25\nAlice | 30', PEOPLE, false, true],
+  ['Bob | 25\nAlice | 30', PEOPLE, true, false],
+  ['30 | Alice\n25 | Bob', PEOPLE, true, true],
+  ['Alice\t30\nBob\t25', PEOPLE, false, true],
+  ['Alice, 30\nBob, 25', PEOPLE, false, true],
+  ['| name | age |\n|---|---|\n| Alice | 30 |\n| Bob | 25 |', PEOPLE, true, true],
+  ['| name | age |\n| :--- | ---: |\n| alice | 30.0 |\n| BOB | 25 |', PEOPLE, true, true],
+  ['Alice | 30', PEOPLE, false, false],
+  ['Alice | 31\nBob | 25', PEOPLE, false, false],
+  ['Alice | 25\nBob | 30', PEOPLE, false, false],
+  ['Alice | 30 | x\nBob | 25 | y', PEOPLE, false, false],
+  ['Alice | 30\nBob | 25\nCarol | 20', PEOPLE, false, false],
+  ['name | age\nAlice | 30\nBob | 25', PEOPLE, false, false],
+  ['3.33 | x\n1 | y', [[3.3333, 'X'], [1, 'Y']], false, true],
+  ['1 | null\n2 | b', [[1, null], [2, 'b']], false, true],
+  ['1 | b\n2 | null', [[1, null], [2, 'b']], false, false],
+];
+
+const JSONS: Case[] = [
+  ['5', [[5]], false, true],
+  ['"Smith"', [['smith']], false, true],
+  ['null', [[null]], false, true],
+  ['true', [[1]], false, true],
+  ['[1, 2, 3]', [[1], [2], [3]], false, true],
+  ['[3, 2, 1]', [[1], [2], [3]], true, false],
+  ['[["Alice", 30], ["Bob", 25]]', PEOPLE, true, true],
+  ['[[30, "Alice"], [25, "Bob"]]', PEOPLE, false, true],
+  ['[{"name": "Alice", "age": 30}, {"name": "Bob", "age": 25}]', PEOPLE, true, true],
+  ['{"count": 7}', [[7]], false, true],
+  ['[[7]]', [[7]], false, true],
+  ['[7]', [[7]], false, true],
+  ['[null, "x"]', [['x'], [null]], false, true],
+  ['```json\n[1, 2]\n```', [[1], [2]], false, true],
+  ['```\nAlice | 30\nBob | 25\n```', PEOPLE, false, true],
+  ['[["Alice", 30]]', PEOPLE, false, false],
+  ['[1, 2]', [[1], [2], [3]], false, false],
+  ['{"a": 1, "b": 2}', [[1]], false, false],
+];
+
+const EMPTY_GOLD: Case[] = [
+  ['[]', [], false, true],
+  ['none', [], false, true],
+  ['', [], false, true],
+  ['No results', [], false, true],
+  ['Alice', [], false, false],
+  ['0', [], false, false],
+];
+
+describe('answerMatches', () => {
+  const groups: Array<[string, Case[]]> = [
+    ['scalars', SCALARS],
+    ['lists', LISTS],
+    ['rows', ROWS],
+    ['JSON', JSONS],
+    ['empty gold', EMPTY_GOLD],
+  ];
+  for (const [group, cases] of groups) {
+    describe(group, () => {
+      it.each(cases)('%j vs %j (order %s) → %s', (answer, gold, orderMatters, expected) => {
+        expect(answerMatches(answer, t(gold), orderMatters).match).toBe(expected);
+      });
+    });
+  }
+
+  it('names the interpretation that matched', () => {
+    expect(answerMatches('Smith, John', t([['Smith'], ['John']]), false).interpretation).toBe('list (comma-separated)');
+    expect(answerMatches('Smith, John', t([['Smith, John']]), false).interpretation).toBe('scalar (plain text)');
+    expect(answerMatches('[[1, 2]]', t([[2, 1]]), false).interpretation).toBe('rows (JSON)');
+    expect(answerMatches('Alice | 30\nBob | 25', t(PEOPLE), false).interpretation).toBe('rows (pipe-separated)');
+  });
+
+  it('matches a 500-row answer against its shuffled gold quickly', () => {
+    const gold: SqlValue[][] = Array.from({ length: 500 }, (_, i) => [i, `name ${i % 50}`, i / 7]);
+    const answer = [...gold].reverse().map((r) => `${(r[2] as number).toFixed(2)} | ${String(r[1]).toUpperCase()} | ${String(r[0])}`).join('\n');
+    const start = performance.now();
+    expect(answerMatches(answer, t(gold), false).match).toBe(true);
+    expect(answerMatches(answer, t(gold), true).match).toBe(false);
+    expect(performance.now() - start).toBeLessThan(2000);
+  });
+});
+
+describe('cellMatches', () => {
+  it.each([
+    [1, 1, true],
+    [1, 1.0000001, true],
+    ['1', 1, true],
+    [1, '1', true],
+    [null, null, true],
+    [null, 'none', true],
+    ['NULL', null, true],
+    [null, 0, false],
+    ['a', 'A', true],
+    ['a', 'b', false],
+    [' "x y" ', 'X   Y', true],
+    ['x', utf8('x'), true],
+  ] as Array<[AnswerCell, SqlValue, boolean]>)('%j ~ %j → %s', (a, g, expected) => {
+    expect(cellMatches(a, g)).toBe(expected);
+  });
+});
+
+describe('parseAnswer', () => {
+  it.each([
+    ['42', { kind: 'scalar', format: 'json', value: 42 }],
+    ['Paris', { kind: 'scalar', format: 'text', value: 'Paris' }],
+    ['a, b', { kind: 'list', format: 'comma', values: ['a', 'b'] }],
+    ['a\nb', { kind: 'list', format: 'newline', values: ['a', 'b'] }],
+    ['[1, "x", null]', { kind: 'list', format: 'json', values: [1, 'x', null] }],
+    ['[[1, 2], [3, 4]]', { kind: 'rows', format: 'json', rows: [[1, 2], [3, 4]] }],
+    ['a | 1\nb | 2', { kind: 'rows', format: 'pipe', rows: [['a', '1'], ['b', '2']] }],
+    ['a\t1\nb\t2', { kind: 'rows', format: 'tab', rows: [['a', '1'], ['b', '2']] }],
+  ])('%j', (text, expected) => {
+    expect(parseAnswer(text)).toEqual(expected);
+  });
+
+  it('offers every plausible reading, scalar included', () => {
+    const kinds = answerInterpretations('Smith, John').map((p) => p.kind);
+    expect(kinds).toEqual(['list', 'scalar']);
+    expect(answerInterpretations('x').length).toBe(1);
+  });
+});
+
+describe('splitCells', () => {
+  it.each([
+    ['a, b ,c', ',', ['a', 'b', 'c']],
+    ['"Smith, John", Doe', ',', ['"Smith, John"', 'Doe']],
+    ["'a,b' , 'c'", ',', ["'a,b'", "'c'"]],
+    ["O'Brien, x", ',', ["O'Brien", 'x']],
+    ['"unclosed, x', ',', ['"unclosed', 'x']],
+    ['| a | b |', '|', ['a', 'b']],
+    ['a\t\tb', '\t', ['a', '', 'b']],
+  ])('%j by %j', (line, delim, expected) => {
+    expect(splitCells(line, delim)).toEqual(expected);
+  });
+});

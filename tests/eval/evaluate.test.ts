@@ -1,0 +1,65 @@
+import initSqlJs from 'sql.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Dataset } from '../../src/data/types.ts';
+import { SqlEnv } from '../../src/env/env.ts';
+import { evaluate } from '../../src/eval/evaluate.ts';
+import { toJsonl } from '../../src/eval/transcript.ts';
+import { OraclePolicy } from '../../src/policies/oracle.ts';
+import { RandomPolicy } from '../../src/policies/random.ts';
+import { LocalSqlExecutor } from '../../src/sql/executor.ts';
+import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
+
+let dataset: Dataset;
+let executor: LocalSqlExecutor;
+beforeAll(async () => {
+  dataset = await buildTinyDataset();
+  executor = new LocalSqlExecutor(await initSqlJs());
+});
+afterAll(() => executor.close());
+
+describe('evaluate', () => {
+  it('plays every question once with episodes=all and summarises by difficulty and database', async () => {
+    const env = new SqlEnv(dataset, executor);
+    const progress: number[] = [];
+    const report = await evaluate(env, new OraclePolicy(), { episodes: 'all', seed: 0, split: 'all', onProgress: (d) => progress.push(d) });
+    expect(report.episodes).toBe(dataset.questions.length);
+    expect(report.records.map((r) => r.questionId)).toEqual(dataset.questions.map((q) => q.id));
+    expect(progress).toEqual([1, 2, 3, 4, 5]);
+    expect(report.success_rate).toBe(1);
+    expect(report.mean_components.correctness).toBe(1);
+    expect(report.by_difficulty.easy.episodes).toBe(3);
+    expect(report.by_difficulty.medium.episodes).toBe(2);
+    expect(report.by_difficulty.hard).toBeUndefined();
+    expect(report.by_database.concerts.episodes).toBe(5);
+    const steps = report.records.reduce((a, r) => a + r.steps, 0) / report.records.length;
+    expect(report.mean_steps).toBeCloseTo(steps);
+  });
+
+  it('draws N episodes without replacement in a seeded order, cycling past the end', async () => {
+    const env = new SqlEnv(dataset, executor);
+    const a = await evaluate(env, new RandomPolicy(), { episodes: 7, seed: 3, split: 'all' });
+    const b = await evaluate(env, new RandomPolicy(), { episodes: 7, seed: 3, split: 'all' });
+    expect(a.records).toEqual(b.records);
+    const ids = a.records.map((r) => r.questionId);
+    expect(new Set(ids.slice(0, 5)).size).toBe(5);
+    expect(ids.slice(5)).toEqual(ids.slice(0, 2));
+    expect(a.success_rate).toBeLessThan(1);
+  });
+
+  it('exports transcripts as JSONL, one episode per line', async () => {
+    const env = new SqlEnv(dataset, executor);
+    const report = await evaluate(env, new OraclePolicy(), { episodes: 2, seed: 1, split: 'train' });
+    const lines = toJsonl(report.records).trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[0])).toEqual(report.records[0]);
+    expect(toJsonl([])).toBe('');
+  });
+
+  it('stops when aborted and refuses an empty split', async () => {
+    const env = new SqlEnv(dataset, executor);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(evaluate(env, new OraclePolicy(), { episodes: 3, seed: 0, split: 'all', signal: controller.signal })).rejects.toThrow();
+    await expect(evaluate(env, new OraclePolicy(), { episodes: 3, seed: 0, split: 'heldout' })).rejects.toThrow(/No questions/);
+  });
+});
