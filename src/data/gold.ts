@@ -9,15 +9,15 @@ import type { GoldResult, JsonSqlValue } from './types.ts';
 /** Gold results larger than this are not kept: such a question cannot be answered within an episode anyway. */
 export const MAX_GOLD_ROWS = 10_000;
 
-export type GoldOutcome = { ok: true; result: GoldResult } | { ok: false; reason: string };
+export type GoldOutcome = { ok: true; result: GoldResult } | { ok: false; reason: string; tooLarge: boolean };
 
 export async function computeGoldResult(executor: SqlExecutor, dbKey: string, goldSql: string): Promise<GoldOutcome> {
   try {
     const result = await executor.query(dbKey, goldSql, { maxRows: MAX_GOLD_ROWS });
-    if (result.truncated) return { ok: false, reason: `more than ${MAX_GOLD_ROWS} rows` };
+    if (result.truncated) return { ok: false, reason: `more than ${MAX_GOLD_ROWS} rows`, tooLarge: true };
     return { ok: true, result: { columns: result.columns, rows: result.rows } };
   } catch (e) {
-    return { ok: false, reason: (e as Error).message };
+    return { ok: false, reason: (e as Error).message, tooLarge: false };
   }
 }
 

@@ -63,7 +63,7 @@ export function parseAction(text: string): ParsedAction {
 }
 
 /** Accepts text or an object and validates objects as carefully as text (they may come from a model). */
-export function normalizeAction(input: ActionInput | unknown): ParsedAction {
+export function normalizeAction(input: unknown): ParsedAction {
   if (typeof input === 'string') return parseAction(input);
   if (typeof input !== 'object' || input === null || !('type' in input)) {
     return invalid(String(input), 'An action must be text or an object with a type.');

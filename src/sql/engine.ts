@@ -5,7 +5,7 @@
  */
 import type { Database, SqlJsStatic } from 'sql.js';
 import { checkReadOnlySql } from './guard.ts';
-import { SqlError, type ColumnInfo, type ForeignKeyInfo, type QueryResult, type SqlRow, type SqlValue, type TableInfo } from './types.ts';
+import { SqlError, type ColumnInfo, type ForeignKeyInfo, type QueryResult, type SqlRow, type TableInfo } from './types.ts';
 
 export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -75,7 +75,7 @@ export class SqlEngine {
           truncated = true;
           break;
         }
-        rows.push(stmt.get() as SqlValue[]);
+        rows.push(stmt.get());
       }
       return { columns, rows, truncated, elapsedMs: performance.now() - started };
     } catch (e) {

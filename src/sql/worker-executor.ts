@@ -89,7 +89,7 @@ export class WorkerSqlExecutor implements SqlExecutor {
         this.replaceWorker(`Query stopped: it ran longer than the ${timeoutMs} ms time limit.`, 'timeout');
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      port.send({ ...body, id } as SqlRequest);
+      port.send({ ...body, id });
     });
   }
 

@@ -1,0 +1,86 @@
+/**
+ * What a Spider import kept and skipped, and its rendering as plain-text tables (for the import script, the CLI and
+ * the README). Pure and serialisable, so it can also travel to a browser; the importer itself is `spider.ts`.
+ */
+import { DIFFICULTIES, SPLITS, type Difficulty, type Split } from './types.ts';
+
+/** Why a question was left out of the dataset. */
+export type SkipReason = 'missing-database' | 'unreadable-database' | 'sql-error' | 'empty-result' | 'too-large';
+export const SKIP_REASONS: readonly SkipReason[] = ['missing-database', 'unreadable-database', 'sql-error', 'empty-result', 'too-large'];
+
+export interface SkippedQuestion {
+  id: string;
+  dbId: string;
+  reason: SkipReason;
+  /** The SQL error, or what was wrong, in words. */
+  detail: string;
+}
+
+export interface ImportReport {
+  /** Question files read, in order, with how many questions each holds. */
+  sources: Array<{ file: string; questions: number }>;
+  /** Questions read over all files. */
+  questions: number;
+  /** Questions in the dataset (`questions` minus every skip). */
+  kept: number;
+  /** Kept questions per split and difficulty. */
+  bySplit: Record<Split, Record<Difficulty, number>>;
+  /** Kept questions per database and split; only databases with a kept question. */
+  byDatabase: Record<string, Record<Split, number>>;
+  skipped: Record<SkipReason, number>;
+  skippedQuestions: SkippedQuestion[];
+  /** Curated databases that ended with no kept question (absent from the folder, or all skipped). */
+  missingCurated: string[];
+}
+
+function zeros<K extends string>(keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+}
+
+export function emptyReport(): ImportReport {
+  return {
+    sources: [],
+    questions: 0,
+    kept: 0,
+    bySplit: { train: zeros(DIFFICULTIES), eval: zeros(DIFFICULTIES), heldout: zeros(DIFFICULTIES) },
+    byDatabase: {},
+    skipped: zeros(SKIP_REASONS),
+    skippedQuestions: [],
+    missingCurated: [],
+  };
+}
+
+function sum(values: Iterable<number>): number {
+  let total = 0;
+  for (const v of values) total += v;
+  return total;
+}
+
+/** Left-aligned first column, right-aligned numbers, one space of gutter. */
+function table(header: string[], rows: Array<Array<string | number>>): string {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, c) => Math.max(...cells.map((r) => r[c].length)));
+  return cells.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
+}
+
+/** The report as text: a split × difficulty table, a database × split table, and the skips by reason. */
+export function formatImportReport(report: ImportReport): string {
+  const skippedTotal = sum(Object.values(report.skipped));
+  const sources = report.sources.map((s) => `${s.file} ${s.questions}`).join(', ');
+  const lines: string[] = [`Spider import: ${report.questions} questions read (${sources}); ${report.kept} kept, ${skippedTotal} skipped.`, ''];
+
+  const splitRows = SPLITS.map((split) => [split, ...DIFFICULTIES.map((d) => report.bySplit[split][d]), sum(Object.values(report.bySplit[split]))]);
+  const totals = DIFFICULTIES.map((d) => sum(SPLITS.map((s) => report.bySplit[s][d])));
+  lines.push(table(['split', ...DIFFICULTIES, 'total'], [...splitRows, ['total', ...totals, sum(totals)]]), '');
+
+  const dbIds = Object.keys(report.byDatabase).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const dbRows = dbIds.map((db) => [db, ...SPLITS.map((s) => report.byDatabase[db][s]), sum(Object.values(report.byDatabase[db]))]);
+  const splitTotals = SPLITS.map((s) => sum(dbIds.map((db) => report.byDatabase[db][s])));
+  lines.push(table(['database', ...SPLITS, 'total'], [...dbRows, ['total', ...splitTotals, sum(splitTotals)]]), '');
+
+  lines.push(`skipped: ${SKIP_REASONS.map((r) => `${r} ${report.skipped[r]}`).join(', ')}`);
+  const missingDbs = [...new Set(report.skippedQuestions.filter((q) => q.reason === 'missing-database').map((q) => q.dbId))];
+  if (missingDbs.length > 0) lines.push(`databases without a file: ${missingDbs.join(', ')}`);
+  if (report.missingCurated.length > 0) lines.push(`curated databases with no question: ${report.missingCurated.join(', ')}`);
+  return lines.join('\n');
+}

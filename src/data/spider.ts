@@ -1,0 +1,221 @@
+/**
+ * The Spider importer (Node only: it reads a folder). Takes any folder in Spider's official layout —
+ * `database/<db>/<db>.sqlite`, `dev.json`, and when present `train_spider.json` and `train_others.json` — runs every
+ * gold query once through the given executor, and returns a `Dataset` of the questions worth playing plus a report
+ * of what was kept and why the rest was skipped.
+ *
+ * - Ids come from the position in each file: `dev-0042`, `train-00042`, `others-0042`, so they are stable.
+ * - A question is skipped (and counted by reason) when its database file is missing or unreadable, or its gold SQL
+ *   fails, returns no rows, or returns more than MAX_GOLD_ROWS rows.
+ * - Difficulty is Spider's hardness of the parsed `sql` field, or of the SQL text when that field is absent.
+ * - Split: `sqlenvSplit` (curated databases → train/eval by gold SQL, the rest → heldout).
+ * Databases are run one at a time under one executor key, so memory stays at one database even for full Spider.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SqlExecutor } from '../sql/executor.ts';
+import { hasOrderBy } from '../sql/order-by.ts';
+import { DatasetError } from './bundle.ts';
+import { computeGoldResult } from './gold.ts';
+import { hardnessFromSpiderSql, hardnessFromSqlText } from './hardness.ts';
+import { emptyReport, type ImportReport, type SkipReason } from './spider-report.ts';
+
+// The report's types and formatter, so callers of the importer need one module.
+export { formatImportReport, type ImportReport, type SkipReason } from './spider-report.ts';
+import type { SpiderSql } from './spider-sql.ts';
+import { CURATED_DATABASES, sqlenvSplit } from './split.ts';
+import type { DatabaseEntry, Dataset, Difficulty, Question } from './types.ts';
+
+/** The question files of Spider's layout, in import order, with the id prefix and zero padding of each. */
+export const SPIDER_FILES = [
+  { file: 'dev.json', prefix: 'dev', digits: 4, required: true },
+  { file: 'train_spider.json', prefix: 'train', digits: 5, required: false },
+  { file: 'train_others.json', prefix: 'others', digits: 4, required: false },
+] as const;
+
+export const SPIDER_LICENSE =
+  'Spider 1.0 — Tao Yu, Rui Zhang, Kai Yang, et al., "Spider: A Large-Scale Human-Labeled Dataset for Complex and ' +
+  'Cross-Domain Semantic Parsing and Text-to-SQL Task", EMNLP 2018 (https://yale-lily.github.io/spider). ' +
+  'Questions, SQL and databases are licensed CC BY-SA 4.0 (https://creativecommons.org/licenses/by-sa/4.0/).';
+
+/** One entry of dev.json / train_spider.json, as far as the importer reads it. */
+export interface SpiderExample {
+  db_id: string;
+  question: string;
+  query: string;
+  sql?: SpiderSql;
+}
+
+export interface ImportOptions {
+  /** Databases that form train/eval; default CURATED_DATABASES. */
+  curated?: readonly string[];
+  /** Called after each question with the number done and the total over all files. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+interface PendingQuestion {
+  id: string;
+  order: number;
+  example: SpiderExample;
+}
+
+/** The executor key every Spider database is loaded under in turn (each load replaces the previous one). */
+const IMPORT_KEY = 'spider-import';
+
+export function spiderDatabasePath(spiderDir: string, dbId: string): string {
+  return join(spiderDir, 'database', dbId, `${dbId}.sqlite`);
+}
+
+async function exists(path: string, kind: 'file' | 'dir'): Promise<boolean> {
+  try {
+    const info = await stat(path);
+    return kind === 'file' ? info.isFile() : info.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Fails with a DatasetError naming everything missing when `spiderDir` is not in Spider's layout. */
+export async function checkSpiderLayout(spiderDir: string): Promise<void> {
+  if (!(await exists(spiderDir, 'dir'))) {
+    throw new DatasetError(`Spider folder '${spiderDir}' does not exist or is not a folder. Point SPIDER_DIR (or --spider) at a folder in Spider's official layout: database/<db>/<db>.sqlite and dev.json.`);
+  }
+  const missing: string[] = [];
+  if (!(await exists(join(spiderDir, 'database'), 'dir'))) missing.push('database/ (a folder of <db>/<db>.sqlite files)');
+  if (!(await exists(join(spiderDir, 'dev.json'), 'file'))) missing.push('dev.json');
+  if (missing.length > 0) {
+    throw new DatasetError(`'${spiderDir}' is not in Spider's official layout: it lacks ${missing.join(' and ')}. Download Spider 1.0 and point SPIDER_DIR (or --spider) at the folder that holds dev.json.`);
+  }
+}
+
+function parseExamples(text: string, file: string): SpiderExample[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new DatasetError(`${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(data)) throw new DatasetError(`${file} should hold a JSON array of questions.`);
+  return data.map((entry: unknown, index) => {
+    const e = entry as Partial<Record<keyof SpiderExample, unknown>> | null;
+    if (e === null || typeof e !== 'object' || typeof e.db_id !== 'string' || typeof e.question !== 'string' || typeof e.query !== 'string') {
+      throw new DatasetError(`${file}, entry ${index}: expected an object with string fields db_id, question and query.`);
+    }
+    const sql = e.sql !== null && typeof e.sql === 'object' && !Array.isArray(e.sql) ? (e.sql as SpiderSql) : undefined;
+    return { db_id: e.db_id, question: e.question, query: e.query, sql };
+  });
+}
+
+function difficultyOf(example: SpiderExample): Difficulty {
+  if (example.sql) {
+    try {
+      return hardnessFromSpiderSql(example.sql);
+    } catch {
+      // A malformed `sql` field: fall back to the text, which always gives a level.
+    }
+  }
+  return hardnessFromSqlText(example.query);
+}
+
+
+
+export async function importSpider(spiderDir: string, executor: SqlExecutor, options: ImportOptions = {}): Promise<{ dataset: Dataset; report: ImportReport }> {
+  const curated = options.curated ?? CURATED_DATABASES;
+  await checkSpiderLayout(spiderDir);
+
+  // Read every question file present, in SPIDER_FILES order.
+  const pending: PendingQuestion[] = [];
+  const report = emptyReport();
+  for (const source of SPIDER_FILES) {
+    const path = join(spiderDir, source.file);
+    if (!source.required && !(await exists(path, 'file'))) continue;
+    const examples = parseExamples(await readFile(path, 'utf8'), source.file);
+    report.sources.push({ file: source.file, questions: examples.length });
+    examples.forEach((example, index) => {
+      pending.push({ id: `${source.prefix}-${String(index).padStart(source.digits, '0')}`, order: pending.length, example });
+    });
+  }
+  report.questions = pending.length;
+
+  // Group by database so each is loaded once; databases in a fixed (code-unit) order.
+  const byDb = new Map<string, PendingQuestion[]>();
+  for (const p of pending) {
+    const list = byDb.get(p.example.db_id);
+    if (list) list.push(p);
+    else byDb.set(p.example.db_id, [p]);
+  }
+  const dbIds = [...byDb.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  const kept: Array<{ order: number; question: Question }> = [];
+  const databases: DatabaseEntry[] = [];
+  let done = 0;
+  const skip = (p: PendingQuestion, reason: SkipReason, detail: string): void => {
+    report.skipped[reason]++;
+    report.skippedQuestions.push({ id: p.id, dbId: p.example.db_id, reason, detail });
+  };
+  for (const dbId of dbIds) {
+    const questions = byDb.get(dbId) ?? [];
+    const path = spiderDatabasePath(spiderDir, dbId);
+    let loadProblem: { reason: SkipReason; detail: string } | null = null;
+    if (!(await exists(path, 'file'))) loadProblem = { reason: 'missing-database', detail: `no file database/${dbId}/${dbId}.sqlite` };
+    else {
+      try {
+        await executor.load(IMPORT_KEY, new Uint8Array(await readFile(path)));
+      } catch (e) {
+        loadProblem = { reason: 'unreadable-database', detail: (e as Error).message };
+      }
+    }
+    let keptHere = 0;
+    for (const p of questions) {
+      if (loadProblem) skip(p, loadProblem.reason, loadProblem.detail);
+      else {
+        const outcome = await computeGoldResult(executor, IMPORT_KEY, p.example.query);
+        if (!outcome.ok) skip(p, outcome.tooLarge ? 'too-large' : 'sql-error', outcome.reason);
+        else if (outcome.result.rows.length === 0) skip(p, 'empty-result', 'the gold SQL returns no rows');
+        else {
+          keptHere++;
+          kept.push({
+            order: p.order,
+            question: {
+              id: p.id,
+              dbId,
+              question: p.example.question,
+              gold: p.example.query,
+              goldResult: outcome.result,
+              orderMatters: hasOrderBy(p.example.query),
+              difficulty: difficultyOf(p.example),
+              split: sqlenvSplit(dbId, p.example.query, curated),
+            },
+          });
+        }
+      }
+      options.onProgress?.(++done, pending.length);
+    }
+    if (keptHere > 0) databases.push({ id: dbId, file: `db/${dbId}.sqlite`, tables: await executor.tables(IMPORT_KEY) });
+  }
+
+  const questions = kept.sort((a, b) => a.order - b.order).map((k) => k.question);
+  const orderOf = new Map(pending.map((p) => [p.id, p.order]));
+  report.skippedQuestions.sort((a, b) => (orderOf.get(a.id) ?? 0) - (orderOf.get(b.id) ?? 0));
+  for (const q of questions) {
+    report.kept++;
+    report.bySplit[q.split][q.difficulty]++;
+    const row = (report.byDatabase[q.dbId] ??= { train: 0, eval: 0, heldout: 0 });
+    row[q.split]++;
+  }
+  report.missingCurated = curated.filter((db) => !databases.some((d) => d.id === db));
+
+  const known = new Set(databases.map((d) => d.id));
+  const dataset: Dataset = {
+    name: 'spider',
+    description: `Spider 1.0 (${report.sources.map((s) => s.file).join(', ')}): ${questions.length} questions whose gold SQL runs and returns rows, on ${databases.length} SQLite databases. Train/eval: ${curated.length} curated databases; every other database is held out.`,
+    license: SPIDER_LICENSE,
+    databases,
+    questions,
+    loadDatabase: async (dbId) => {
+      if (!known.has(dbId)) throw new DatasetError(`Dataset 'spider' has no database '${dbId}'.`);
+      return new Uint8Array(await readFile(spiderDatabasePath(spiderDir, dbId)));
+    },
+  };
+  return { dataset, report };
+}

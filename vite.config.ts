@@ -1,0 +1,29 @@
+/**
+ * Vite: builds the static app into `dist/`.
+ * - `base: './'`: every URL in the build is relative, so `dist/` works from any sub-path of any static host.
+ * - Workers are ES modules (`new Worker(new URL(...), { type: 'module' })` in src/sql/browser-worker.ts).
+ * - sql.js's WASM is imported with `?url` (src/workers/sql.worker.browser.ts) and emitted as a hashed asset: the
+ *   app serves it itself, never from a CDN, so it works offline once loaded.
+ * - `public/` is copied into `dist/` as is; `public/bundles/` holds the generated data bundles (`npm run data:demo`,
+ *   run by `prebuild`; `npm run data:spider`), fetched at run time as `bundles/<name>/manifest.json`.
+ * - `appType: 'mpa'`: no SPA fallback, so a missing file is a 404 in dev and preview, as on a static host.
+ */
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  base: './',
+  appType: 'mpa',
+  plugins: [react()],
+  worker: { format: 'es' },
+  // sql.js is CommonJS and first seen inside the worker; pre-bundle it up front so `npm run dev` does not reload.
+  optimizeDeps: { include: ['sql.js'] },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // Never inline a WASM binary as a data: URL; it must stay a real file next to the JS.
+    assetsInlineLimit: (file) => (file.endsWith('.wasm') ? false : undefined),
+  },
+  server: { host: '127.0.0.1' },
+  preview: { host: '127.0.0.1' },
+});
