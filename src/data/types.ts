@@ -35,6 +35,11 @@ export interface Question {
   orderMatters: boolean;
   difficulty: Difficulty;
   split: Split;
+  /**
+   * Free play on a user's own database: no question and no gold answer, so the environment gives no correctness or
+   * progress reward (and says so).
+   */
+  freePlay?: boolean;
 }
 
 export interface DatabaseEntry {

@@ -228,7 +228,7 @@ export class SqlEnv {
         case 'QUERY': {
           const full = await this.executor.query(episode.dbKey, action.sql, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs });
           const totalRows = full.truncated ? null : full.rows.length;
-          const similarity = full.truncated ? 0 : resultSimilarity(full, episode.question.goldResult, episode.question.orderMatters);
+          const similarity = full.truncated || episode.question.freePlay ? 0 : resultSimilarity(full, episode.question.goldResult, episode.question.orderMatters);
           episode.bestSimilarity = Math.max(episode.bestSimilarity, similarity);
           const fingerprint = resultFingerprint(full);
           const isNew = !episode.resultsSeen.has(fingerprint);
@@ -237,6 +237,7 @@ export class SqlEnv {
           return { body: formatTable(full.columns, full.rows, totalRows, limits), outcome: isNew ? 'ok' : 'nothing-new', result, similarity };
         }
         case 'ANSWER': {
+          if (episode.question.freePlay) return { body: 'Answer noted. Free play has no gold answer, so there is no correctness reward.', outcome: 'ok', correct: false };
           const verdict = answerMatches(action.value, episode.question.goldResult, episode.question.orderMatters);
           return { body: verdict.match ? 'Answer submitted: correct.' : 'Answer submitted: incorrect.', outcome: 'ok', correct: verdict.match };
         }

@@ -3,9 +3,11 @@
  * renders and JSONL export writes, one episode per line.
  */
 import type { Difficulty, Split } from '../data/types.ts';
-import type { ParsedAction } from '../env/actions.ts';
+import { formatAction, type ParsedAction } from '../env/actions.ts';
 import type { RewardComponents } from '../env/rewards.ts';
-import type { StepOutcome } from '../env/types.ts';
+import type { ResultView, StepOutcome, StepResult } from '../env/types.ts';
+import type { TableInfo } from '../sql/types.ts';
+import { blobHex } from '../env/verifier.ts';
 
 export interface TranscriptStep {
   action: ParsedAction;
@@ -15,8 +17,33 @@ export interface TranscriptStep {
   reward: number;
   components: RewardComponents;
   outcome: StepOutcome;
+  /** Rows a SAMPLE or QUERY showed, for rendering as a table. */
+  result?: ResultView;
+  /** Schema a DESCRIBE showed. */
+  table?: TableInfo;
+  error?: string;
+  /** Return so far, this step included. */
+  episodeReturn: number;
   /** The policy's raw text, when it has one (model policies). */
   rawText?: string;
+}
+
+/** The record of one step, from what `step` returned. */
+export function transcriptStep(result: StepResult, rawText?: string): TranscriptStep {
+  const { observation, info } = result;
+  return {
+    action: info.action,
+    actionText: formatAction(info.action),
+    observation: observation.text,
+    reward: result.reward,
+    components: info.components,
+    outcome: info.outcome,
+    episodeReturn: info.episodeReturn,
+    ...(observation.result && { result: observation.result }),
+    ...(observation.table && { table: observation.table }),
+    ...(observation.error !== undefined && { error: observation.error }),
+    ...(rawText !== undefined && { rawText }),
+  };
 }
 
 export interface EpisodeRecord {
@@ -38,6 +65,11 @@ export interface EpisodeRecord {
   transcript: TranscriptStep[];
 }
 
+/** JSON with BLOB cells written as `{ "$blob": "<hex>" }`, as dataset bundles store them. */
+export function recordJson(record: EpisodeRecord): string {
+  return JSON.stringify(record, (_key, v: unknown) => (v instanceof Uint8Array ? { $blob: blobHex(v) } : v));
+}
+
 export function toJsonl(records: readonly EpisodeRecord[]): string {
-  return records.map((r) => JSON.stringify(r)).join('\n') + (records.length > 0 ? '\n' : '');
+  return records.map(recordJson).join('\n') + (records.length > 0 ? '\n' : '');
 }

@@ -160,3 +160,17 @@ describe('SqlEnv.step', () => {
     expect((await env.step('QUERY SELECT count(*) FROM singer')).observation.result?.rows).toEqual([[5]]);
   });
 });
+
+describe('free play', () => {
+  it('explores a database without a gold answer and gives no correctness or progress reward', async () => {
+    const question = { ...dataset.questions[0], id: 'free', question: 'Free play', freePlay: true, goldResult: { columns: [], rows: [] } };
+    const env = new SqlEnv({ ...dataset, questions: [question] }, executor);
+    await env.reset({ questionId: 'free' });
+    const q = await env.step('QUERY SELECT count(*) FROM singer');
+    expect(q.observation.result?.rows).toEqual([[5]]);
+    expect(q.info.components.progress).toBe(0);
+    const a = await env.step('ANSWER 5');
+    expect(a.observation.text).toContain('no gold answer');
+    expect(a.info.components.correctness).toBe(0);
+  });
+});
