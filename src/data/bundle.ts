@@ -69,3 +69,15 @@ export function httpBundleReader(baseUrl: string): BundleReader {
     readBytes: async (path) => new Uint8Array(await (await get(path)).arrayBuffer()),
   };
 }
+
+/** The bundles a folder of bundles offers, from its `index.json` (see writeBundleIndex); [] when there is none. */
+export async function readBundleIndex(rootUrl: string): Promise<string[]> {
+  try {
+    const response = await fetch(new URL('index.json', rootUrl));
+    if (!response.ok) return [];
+    const index = (await response.json()) as { bundles?: unknown };
+    return Array.isArray(index.bundles) ? index.bundles.filter((b): b is string => typeof b === 'string') : [];
+  } catch {
+    return [];
+  }
+}

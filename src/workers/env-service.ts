@@ -19,6 +19,7 @@ import { transcriptStep, type TranscriptStep } from '../eval/transcript.ts';
 import type { HistoryEntry, Policy, PolicyDecision } from '../policies/policy.ts';
 import { createPolicy, listPolicies, type PolicyInfo } from '../policies/registry.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
+import type { TableInfo } from '../sql/types.ts';
 
 /** A question as lists show it: everything but the gold result rows. */
 export type QuestionSummary = Omit<Question, 'goldResult'>;
@@ -61,6 +62,8 @@ export interface EnvServiceOptions {
   createExecutor: () => SqlExecutor;
   /** Where a named bundle is read from (`demo`, `spider`). */
   bundleReader: (name: string) => BundleReader;
+  /** Names of the bundles that were built (`bundles/index.json`). */
+  bundleNames: () => Promise<string[]>;
   envConfig?: Partial<EnvConfig>;
 }
 
@@ -107,6 +110,11 @@ export class EnvService {
     return pending;
   }
 
+  /** Bundles built with the app, e.g. ['demo', 'spider']. */
+  bundles(): Promise<string[]> {
+    return this.options.bundleNames();
+  }
+
   async loadDataset(name: string): Promise<DatasetSummary> {
     return summarizeDataset(await this.dataset(name));
   }
@@ -127,6 +135,18 @@ export class EnvService {
     const question = (await this.dataset(dataset)).questions.find((q) => q.id === questionId);
     if (!question) throw new RangeError(`No question '${questionId}' in dataset '${dataset}'.`);
     return question;
+  }
+
+  /**
+   * Tables and their columns of a database, for the editor's completion and the schema panel. Reading the schema
+   * this way is not an environment step: it costs nothing and is not recorded.
+   */
+  async schema(dataset: string, dbId: string): Promise<TableInfo[]> {
+    const key = `schema:${dataset}/${dbId}`;
+    const executor = this.executor();
+    await executor.load(key, await (await this.dataset(dataset)).loadDatabase(dbId));
+    const tables = await executor.tables(key);
+    return Promise.all(tables.map((t) => executor.describe(key, t)));
   }
 
   policies(): PolicyInfo[] {

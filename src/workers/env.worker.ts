@@ -7,7 +7,7 @@
  * against this script, whose location differs between the dev server and the build.
  */
 import { expose } from 'comlink';
-import { httpBundleReader } from '../data/bundle.ts';
+import { httpBundleReader, readBundleIndex } from '../data/bundle.ts';
 import { createBrowserSqlExecutor } from '../sql/browser-worker.ts';
 import { EnvService } from './env-service.ts';
 
@@ -16,6 +16,7 @@ const baseUrl = self.name || new URL('../', self.location.href).href;
 const service = new EnvService({
   createExecutor: () => createBrowserSqlExecutor(),
   bundleReader: (name) => httpBundleReader(new URL(`bundles/${encodeURIComponent(name)}/`, baseUrl).href),
+  bundleNames: () => readBundleIndex(new URL('bundles/', baseUrl).href),
 });
 
 expose(service);

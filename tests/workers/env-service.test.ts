@@ -17,7 +17,7 @@ let service: EnvService;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sqlenv-bundles-'));
   await writeBundleFolder(join(dir, 'demo'), await buildDemoDataset());
-  service = new EnvService({ createExecutor: () => createNodeSqlExecutor({ limits: { timeoutMs: 800 } }), bundleReader: (name) => folderBundleReader(join(dir, name)) });
+  service = new EnvService({ createExecutor: () => createNodeSqlExecutor({ limits: { timeoutMs: 800 } }), bundleReader: (name) => folderBundleReader(join(dir, name)), bundleNames: async () => ['demo'] });
 });
 afterAll(() => service.close());
 
@@ -29,6 +29,13 @@ describe('EnvService', () => {
     expect(summary.questions[0]).not.toHaveProperty('goldResult');
     const question = await service.question('demo', summary.questions[0].id);
     expect(question.goldResult.rows.length).toBeGreaterThan(0);
+  });
+
+  it('reads a schema for completion without spending a step', async () => {
+    const { databases } = await service.loadDataset('demo');
+    const schema = await service.schema('demo', databases[0].id);
+    expect(schema.map((t) => t.name)).toEqual(databases[0].tables);
+    expect(schema.every((t) => t.columns.length > 0)).toBe(true);
   });
 
   it('plays a session by hand and keeps sessions apart', async () => {

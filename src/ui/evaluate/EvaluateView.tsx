@@ -1,0 +1,4 @@
+/** The Evaluate view. */
+export default function EvaluateView() {
+  return <h2>Evaluate</h2>;
+}

@@ -1,0 +1,4 @@
+/** The Play view. */
+export default function PlayView() {
+  return <h2>Play</h2>;
+}

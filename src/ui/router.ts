@@ -1,0 +1,52 @@
+/**
+ * Hash routes, so the static build works from any sub-path and deep links survive a reload:
+ * `#/play?dataset=demo&q=demo-library-001&seed=3`. The view is the path; everything else is a query parameter.
+ */
+import { useSyncExternalStore } from 'react';
+
+export const VIEWS = ['play', 'watch', 'evaluate', 'compare', 'data'] as const;
+export type View = (typeof VIEWS)[number];
+
+export interface Route {
+  view: View;
+  params: URLSearchParams;
+}
+
+export type RouteParams = Record<string, string | number | undefined | null>;
+
+export function parseHash(hash: string): Route {
+  const [path, query = ''] = hash.replace(/^#\/?/, '').split('?', 2);
+  const view = (VIEWS as readonly string[]).includes(path) ? (path as View) : 'play';
+  return { view, params: new URLSearchParams(query) };
+}
+
+export function routeHash(view: View, params: RouteParams = {}): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') query.set(key, String(value));
+  const text = query.toString();
+  return `#/${view}${text ? `?${text}` : ''}`;
+}
+
+/** Changes the route; `replace` keeps the history entry (for state that is not a navigation, such as a new seed). */
+export function navigate(view: View, params: RouteParams = {}, options: { replace?: boolean } = {}): void {
+  const hash = routeHash(view, params);
+  if (options.replace) {
+    history.replaceState(null, '', hash);
+    window.dispatchEvent(new HashChangeEvent('hashchange'));
+  } else {
+    location.hash = hash;
+  }
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('hashchange', onChange);
+  return () => window.removeEventListener('hashchange', onChange);
+}
+
+export function useHash(): string {
+  return useSyncExternalStore(subscribe, () => location.hash);
+}
+
+export function useRoute(): Route {
+  return parseHash(useHash());
+}

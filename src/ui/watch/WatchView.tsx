@@ -1,0 +1,4 @@
+/** The Watch view. */
+export default function WatchView() {
+  return <h2>Watch</h2>;
+}
