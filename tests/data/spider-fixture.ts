@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
-import type { SpiderSql } from '../../src/data/spider-sql.ts';
+import { emptySpiderSql, type SpiderSql } from '../../src/data/spider-sql.ts';
 
 export interface FixtureExample {
   db_id: string;
@@ -18,18 +18,7 @@ export interface FixtureExample {
 }
 
 /** `SELECT count(*) FROM pets`, in the parsed form dev.json carries (an easy query). */
-export const COUNT_PETS_SQL: SpiderSql = {
-  select: [false, [[3, [0, [0, 0, false], null]]]],
-  from: { table_units: [['table_unit', 0]], conds: [] },
-  where: [],
-  groupBy: [],
-  having: [],
-  orderBy: [],
-  limit: null,
-  intersect: null,
-  union: null,
-  except: null,
-};
+export const COUNT_PETS_SQL: SpiderSql = { ...emptySpiderSql(), select: [false, [[3, [0, [0, 0, false], null]]]] };
 
 export const FIXTURE_DEV: FixtureExample[] = [
   { db_id: 'zoo', question: 'How many pets are there?', query: 'SELECT count(*) FROM pets', sql: COUNT_PETS_SQL },

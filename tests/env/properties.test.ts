@@ -3,32 +3,22 @@
  * Oracle beats any episode without a correct answer, repeats never add return, components stay in bounds,
  * and one seed gives one trajectory.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dataset } from '../../src/data/types.ts';
+import { describe, expect, it } from 'vitest';
 import { createRng, pick } from '../../src/data/rng.ts';
 import { SqlEnv } from '../../src/env/env.ts';
 import { maxReturnWithoutCorrectAnswer, OPERATIONAL } from '../../src/env/rewards.ts';
 import { runEpisode } from '../../src/eval/episode.ts';
 import { OraclePolicy } from '../../src/policies/oracle.ts';
 import { RandomPolicy } from '../../src/policies/random.ts';
-import { LocalSqlExecutor } from '../../src/sql/executor.ts';
-import initSqlJs from 'sql.js';
-import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
+import { useTinyDataset } from '../fixtures/tiny-dataset.ts';
 
-let dataset: Dataset;
-let executor: LocalSqlExecutor;
-
-beforeAll(async () => {
-  dataset = await buildTinyDataset();
-  executor = new LocalSqlExecutor(await initSqlJs());
-});
-afterAll(() => executor.close());
+const tiny = useTinyDataset();
 
 describe('reward properties', () => {
   it('an Oracle episode returns more than any episode that does not answer correctly can', async () => {
-    const env = new SqlEnv(dataset, executor);
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
     const bound = maxReturnWithoutCorrectAnswer(env.config.weights, env.config.budget);
-    for (const q of dataset.questions) {
+    for (const q of tiny.dataset.questions) {
       const record = await runEpisode(env, new OraclePolicy(), { questionId: q.id, seed: 1 });
       expect(record.success).toBe(true);
       expect(record.episodeReturn).toBeGreaterThan(bound);
@@ -36,7 +26,7 @@ describe('reward properties', () => {
   });
 
   it('random episodes stay within every bound, and failed ones below the Oracle bound', async () => {
-    const env = new SqlEnv(dataset, executor);
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
     const bound = maxReturnWithoutCorrectAnswer(env.config.weights, env.config.budget);
     for (let seed = 0; seed < 150; seed++) {
       const record = await runEpisode(env, new RandomPolicy(0.05), { split: 'all', seed });
@@ -56,7 +46,7 @@ describe('reward properties', () => {
   });
 
   it('repeating any earlier action never earns a positive reward', async () => {
-    const env = new SqlEnv(dataset, executor, { budget: 20 });
+    const env = new SqlEnv(tiny.dataset, tiny.executor, { budget: 20 });
     const rng = createRng(7);
     const pool = ['DESCRIBE singer', 'SAMPLE concert', 'QUERY SELECT count(*) FROM singer', "QUERY SELECT name FROM singer WHERE country = 'France'", 'QUERY SELECT * FROM performs', 'DESCRIBE nosuch', 'QUERY SELECT nope'];
     for (let episode = 0; episode < 20; episode++) {
@@ -75,8 +65,8 @@ describe('reward properties', () => {
   });
 
   it('the same seed gives the same trajectory', async () => {
-    const a = new SqlEnv(dataset, executor);
-    const b = new SqlEnv(dataset, executor);
+    const a = new SqlEnv(tiny.dataset, tiny.executor);
+    const b = new SqlEnv(tiny.dataset, tiny.executor);
     for (let seed = 0; seed < 10; seed++) {
       const ra = await runEpisode(a, new RandomPolicy(), { split: 'all', seed });
       const rb = await runEpisode(b, new RandomPolicy(), { split: 'all', seed });

@@ -1,29 +1,20 @@
-import initSqlJs from 'sql.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dataset } from '../../src/data/types.ts';
+import { describe, expect, it } from 'vitest';
 import { SqlEnv } from '../../src/env/env.ts';
 import { evaluate } from '../../src/eval/evaluate.ts';
 import { toJsonl } from '../../src/eval/transcript.ts';
 import { OraclePolicy } from '../../src/policies/oracle.ts';
 import { RandomPolicy } from '../../src/policies/random.ts';
-import { LocalSqlExecutor } from '../../src/sql/executor.ts';
-import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
+import { useTinyDataset } from '../fixtures/tiny-dataset.ts';
 
-let dataset: Dataset;
-let executor: LocalSqlExecutor;
-beforeAll(async () => {
-  dataset = await buildTinyDataset();
-  executor = new LocalSqlExecutor(await initSqlJs());
-});
-afterAll(() => executor.close());
+const tiny = useTinyDataset();
 
 describe('evaluate', () => {
   it('plays every question once with episodes=all and summarises by difficulty and database', async () => {
-    const env = new SqlEnv(dataset, executor);
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
     const progress: number[] = [];
     const report = await evaluate(env, new OraclePolicy(), { episodes: 'all', seed: 0, split: 'all', onProgress: (d) => progress.push(d) });
-    expect(report.episodes).toBe(dataset.questions.length);
-    expect(report.records.map((r) => r.questionId)).toEqual(dataset.questions.map((q) => q.id));
+    expect(report.episodes).toBe(tiny.dataset.questions.length);
+    expect(report.records.map((r) => r.questionId)).toEqual(tiny.dataset.questions.map((q) => q.id));
     expect(progress).toEqual([1, 2, 3, 4, 5]);
     expect(report.success_rate).toBe(1);
     expect(report.mean_components.correctness).toBe(1);
@@ -36,7 +27,7 @@ describe('evaluate', () => {
   });
 
   it('draws N episodes without replacement in a seeded order, cycling past the end', async () => {
-    const env = new SqlEnv(dataset, executor);
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
     const a = await evaluate(env, new RandomPolicy(), { episodes: 7, seed: 3, split: 'all' });
     const b = await evaluate(env, new RandomPolicy(), { episodes: 7, seed: 3, split: 'all' });
     expect(a.records).toEqual(b.records);
@@ -47,7 +38,7 @@ describe('evaluate', () => {
   });
 
   it('exports transcripts as JSONL, one episode per line', async () => {
-    const env = new SqlEnv(dataset, executor);
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
     const report = await evaluate(env, new OraclePolicy(), { episodes: 2, seed: 1, split: 'train' });
     const lines = toJsonl(report.records).trimEnd().split('\n');
     expect(lines).toHaveLength(2);
@@ -56,7 +47,7 @@ describe('evaluate', () => {
   });
 
   it('stops when aborted and refuses an empty split', async () => {
-    const env = new SqlEnv(dataset, executor);
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
     const controller = new AbortController();
     controller.abort();
     await expect(evaluate(env, new OraclePolicy(), { episodes: 3, seed: 0, split: 'all', signal: controller.signal })).rejects.toThrow();

@@ -1,21 +1,12 @@
-import initSqlJs from 'sql.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dataset } from '../../src/data/types.ts';
+import { describe, expect, it } from 'vitest';
 import { SqlEnv } from '../../src/env/env.ts';
 import { runEpisode } from '../../src/eval/episode.ts';
 import { answerMatches } from '../../src/env/answer.ts';
 import { answerText, OraclePolicy, tablesUsed } from '../../src/policies/oracle.ts';
 import { RandomPolicy } from '../../src/policies/random.ts';
-import { LocalSqlExecutor } from '../../src/sql/executor.ts';
-import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
+import { useTinyDataset } from '../fixtures/tiny-dataset.ts';
 
-let dataset: Dataset;
-let executor: LocalSqlExecutor;
-beforeAll(async () => {
-  dataset = await buildTinyDataset();
-  executor = new LocalSqlExecutor(await initSqlJs());
-});
-afterAll(() => executor.close());
+const tiny = useTinyDataset();
 
 describe('OraclePolicy', () => {
   it('finds the tables a gold query uses, quoted or not, in order of mention', () => {
@@ -42,8 +33,8 @@ describe('OraclePolicy', () => {
   });
 
   it('describes, queries the gold SQL and answers correctly on every question', async () => {
-    const env = new SqlEnv(dataset, executor);
-    for (const q of dataset.questions) {
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
+    for (const q of tiny.dataset.questions) {
       const record = await runEpisode(env, new OraclePolicy(), { questionId: q.id, seed: 0 });
       expect(record.success).toBe(true);
       const types = record.transcript.map((s) => s.action.type);
@@ -54,7 +45,7 @@ describe('OraclePolicy', () => {
   });
 
   it('still answers within a tiny budget', async () => {
-    const env = new SqlEnv(dataset, executor, { budget: 2, weights: { correctness: 1, progress: 0.2, operational: 0 } });
+    const env = new SqlEnv(tiny.dataset, tiny.executor, { budget: 2, weights: { correctness: 1, progress: 0.2, operational: 0 } });
     const record = await runEpisode(env, new OraclePolicy(), { questionId: 'tiny-4', seed: 0 });
     expect(record.transcript.map((s) => s.action.type)).toEqual(['QUERY', 'ANSWER']);
     expect(record.success).toBe(true);
@@ -63,7 +54,7 @@ describe('OraclePolicy', () => {
 
 describe('RandomPolicy', () => {
   it('takes only valid actions and always ends the episode', async () => {
-    const env = new SqlEnv(dataset, executor);
+    const env = new SqlEnv(tiny.dataset, tiny.executor);
     for (let seed = 0; seed < 100; seed++) {
       const record = await runEpisode(env, new RandomPolicy(), { split: 'all', seed });
       expect(record.transcript.every((s) => s.action.type !== 'INVALID' && s.outcome !== 'error')).toBe(true);
