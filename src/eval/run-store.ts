@@ -57,9 +57,15 @@ export async function saveRun(run: SavedRun): Promise<void> {
   try {
     await Promise.all([tx.objectStore('summaries').put(run.summary), tx.objectStore('episodes').put({ id: run.summary.id, records: run.records }), tx.done]);
   } catch (e) {
-    if (e instanceof DOMException && e.name === 'QuotaExceededError') throw new StorageFullError();
+    // A full disk usually aborts the transaction at commit: the requests then fail with AbortError and only the
+    // transaction's own error names the quota, so both are checked.
+    if (isQuotaError(e) || isQuotaError(tx.error)) throw new StorageFullError();
     throw e;
   }
+}
+
+function isQuotaError(e: unknown): boolean {
+  return e instanceof DOMException && e.name === 'QuotaExceededError';
 }
 
 /** Newest first. */
@@ -77,4 +83,11 @@ export async function deleteRun(id: string): Promise<void> {
   const database = await db();
   const tx = database.transaction(['summaries', 'episodes'], 'readwrite');
   await Promise.all([tx.objectStore('summaries').delete(id), tx.objectStore('episodes').delete(id), tx.done]);
+}
+
+/** Bytes this site uses and may use in the browser's storage (all of it, not only runs); null where unknown. */
+export async function storageUsage(): Promise<{ usage: number; quota: number } | null> {
+  if (typeof navigator === 'undefined' || !navigator.storage?.estimate) return null;
+  const { usage, quota } = await navigator.storage.estimate();
+  return usage === undefined || quota === undefined ? null : { usage, quota };
 }

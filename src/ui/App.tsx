@@ -73,10 +73,11 @@ export function App() {
   const setDataset = useStore((s) => s.setDataset);
   useThemeAttribute(theme);
 
+  // A link's dataset applies when the link changes, so picking another dataset afterwards is not undone.
   const linked = route.params.get('dataset');
   useEffect(() => {
-    if (linked && linked !== dataset) setDataset(linked);
-  }, [linked, dataset, setDataset]);
+    if (linked) setDataset(linked);
+  }, [linked, setDataset]);
   useEffect(() => {
     // Every bundle built with the app (demo, and spider after `npm run data:spider`) is offered in the picker.
     void envClient()

@@ -1,13 +1,180 @@
 /**
- * State of the Evaluate view. (Filled in by the Evaluate view's work; the store already composes it.)
+ * State of the Evaluate view: the form (persisted), the run in progress, the saved runs (IndexedDB, through
+ * src/eval/run-store.ts, which the Compare view reads too) and the run shown with its open episode.
+ *
+ * How to think about a run: `startEvaluation` asks the environment worker to `evaluate` (the page never plays an
+ * episode itself), receives progress through a Comlink callback, then saves the report as a run and shows it. A run
+ * that cannot be saved (storage full) is still shown, marked unsaved, with the reason. `cancelEvaluation` asks the
+ * worker to abort; the worker's evaluate then rejects with an AbortError, which ends the run as cancelled.
  */
 import type { StateCreator } from 'zustand';
+import type { SplitSelector } from '../../data/types.ts';
+import { deleteRun, listRuns, loadRun, saveRun, StorageFullError, summaryOf, type RunSummary, type SavedRun } from '../../eval/run-store.ts';
+import { callback, envClient } from '../../workers/env-client.ts';
+import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface EvaluateSlice {}
+/** The form of the Evaluate view; every field persists. */
+export interface EvaluateForm {
+  policy: string;
+  split: SplitSelector;
+  /** Episodes to play when `allQuestions` is off. */
+  episodes: number;
+  /** Play every question of the split once, in dataset order. */
+  allQuestions: boolean;
+  seed: number;
+}
 
-export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], EvaluateSlice> = () => ({});
+export interface EvalProgress {
+  runId: string;
+  dataset: string;
+  policy: string;
+  done: number;
+  /** Episodes in the run; null until the worker's first report (it resolves 'all'). */
+  total: number | null;
+  /** `performance.now()` when the run started, in milliseconds. */
+  startedAt: number;
+  /** `performance.now()` at the latest progress report. */
+  updatedAt: number;
+  cancelling: boolean;
+}
 
-/** The part of this slice that persists across reloads. */
-export const persistedEvaluate = (_s: AppState): Partial<EvaluateSlice> => ({});
+export interface EvalMessage {
+  kind: 'error' | 'info';
+  text: string;
+}
+
+/** A run on screen: one loaded from storage, or one just made that could not be saved. */
+export interface ShownRun {
+  run: SavedRun;
+  saved: boolean;
+}
+
+export interface EvaluateSlice {
+  evalForm: EvaluateForm;
+  evalProgress: EvalProgress | null;
+  evalMessage: EvalMessage | null;
+  /** Saved runs, newest first; null until listed. */
+  savedRuns: RunSummary[] | null;
+  savedRunsError: string | null;
+  shownRun: ShownRun | null;
+  /** Id of the saved run on screen (persisted, so a reload shows it again). */
+  shownRunId: string | null;
+  /** Index in the shown run's records of the episode whose transcript is open. */
+  openEpisode: number | null;
+  setEvalForm: (patch: Partial<EvaluateForm>) => void;
+  loadSavedRuns: () => Promise<void>;
+  startEvaluation: (dataset: string) => Promise<void>;
+  cancelEvaluation: () => void;
+  showRun: (id: string) => Promise<void>;
+  deleteSavedRun: (id: string) => Promise<void>;
+  setOpenEpisode: (index: number | null) => void;
+  dismissEvalMessage: () => void;
+}
+
+export const DEFAULT_EVALUATE_FORM: EvaluateForm = { policy: 'oracle', split: 'eval', episodes: 20, allQuestions: false, seed: 0 };
+
+/** A run id unique in this browser's storage (no secure context needed, unlike crypto.randomUUID). */
+function newRunId(): string {
+  return `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`;
+}
+
+/** The worker's evaluate was aborted (an Error or a DOMException named AbortError, whichever crossed the worker). */
+function isAbort(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && 'name' in e && e.name === 'AbortError';
+}
+
+export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], EvaluateSlice> = (set, get) => ({
+  evalForm: DEFAULT_EVALUATE_FORM,
+  evalProgress: null,
+  evalMessage: null,
+  savedRuns: null,
+  savedRunsError: null,
+  shownRun: null,
+  shownRunId: null,
+  openEpisode: null,
+
+  setEvalForm: (patch) => set((s) => ({ evalForm: { ...s.evalForm, ...patch } })),
+
+  loadSavedRuns: async () => {
+    try {
+      set({ savedRuns: await listRuns(), savedRunsError: null });
+    } catch (e) {
+      set({ savedRuns: [], savedRunsError: `Saved runs could not be read from this browser's storage: ${errorText(e)}` });
+    }
+  },
+
+  startEvaluation: async (dataset) => {
+    if (get().evalProgress) return;
+    const form = get().evalForm;
+    const runId = newRunId();
+    const startedAt = performance.now();
+    set({ evalProgress: { runId, dataset, policy: form.policy, done: 0, total: form.allQuestions ? null : form.episodes, startedAt, updatedAt: startedAt, cancelling: false }, evalMessage: null });
+    const onProgress = (done: number, total: number) =>
+      set((s) => (s.evalProgress?.runId === runId ? { evalProgress: { ...s.evalProgress, done, total, updatedAt: performance.now() } } : {}));
+    let run: SavedRun;
+    try {
+      const report = await envClient().evaluate(
+        { runId, dataset, policy: form.policy, split: form.split, episodes: form.allQuestions ? 'all' : form.episodes, seed: form.seed },
+        callback(onProgress),
+      );
+      const { records } = report;
+      run = { summary: summaryOf(report, runId, Date.now(), Math.round(performance.now() - startedAt)), records };
+    } catch (e) {
+      const done = get().evalProgress?.done ?? 0;
+      set({
+        evalProgress: null,
+        evalMessage: isAbort(e) ? { kind: 'info', text: `Evaluation cancelled after ${done} episode${done === 1 ? '' : 's'}; nothing was saved.` } : { kind: 'error', text: `The evaluation failed: ${errorText(e)}` },
+      });
+      return;
+    }
+    set({ evalProgress: null, shownRun: { run, saved: false }, shownRunId: null, openEpisode: null });
+    try {
+      await saveRun(run);
+      set((s) => ({ shownRun: s.shownRun?.run === run ? { run, saved: true } : s.shownRun, shownRunId: s.shownRun?.run === run ? run.summary.id : s.shownRunId }));
+      await get().loadSavedRuns();
+    } catch (e) {
+      const reason = e instanceof StorageFullError ? e.message : `The run could not be saved: ${errorText(e)}.`;
+      set({ evalMessage: { kind: 'error', text: `${reason} Its results stay below until you leave the page: export them to keep them.` } });
+    }
+  },
+
+  cancelEvaluation: () => {
+    const progress = get().evalProgress;
+    if (!progress || progress.cancelling) return;
+    set({ evalProgress: { ...progress, cancelling: true } });
+    void envClient().cancelEvaluation(progress.runId);
+  },
+
+  showRun: async (id) => {
+    if (get().shownRun?.run.summary.id === id) return;
+    try {
+      const run = await loadRun(id);
+      if (!run) {
+        set({ shownRunId: null, shownRun: null, openEpisode: null });
+        return;
+      }
+      set({ shownRun: { run, saved: true }, shownRunId: id, openEpisode: null });
+    } catch (e) {
+      set({ evalMessage: { kind: 'error', text: `The run could not be read: ${errorText(e)}` } });
+    }
+  },
+
+  deleteSavedRun: async (id) => {
+    try {
+      await deleteRun(id);
+      set((s) => ({
+        savedRuns: s.savedRuns?.filter((r) => r.id !== id) ?? null,
+        ...(s.shownRun?.run.summary.id === id && { shownRun: null, shownRunId: null, openEpisode: null }),
+      }));
+    } catch (e) {
+      set({ evalMessage: { kind: 'error', text: `The run could not be deleted: ${errorText(e)}` } });
+    }
+  },
+
+  setOpenEpisode: (index) => set({ openEpisode: index }),
+  dismissEvalMessage: () => set({ evalMessage: null }),
+});
+
+/** The part of this slice that persists across reloads: the form and which saved run is on screen. */
+export const persistedEvaluate = (s: AppState): Pick<EvaluateSlice, 'evalForm' | 'shownRunId'> => ({ evalForm: s.evalForm, shownRunId: s.shownRunId });

@@ -1,0 +1,83 @@
+/**
+ * Exports of a run's episodes as files people open elsewhere: CSV (one row per episode, for spreadsheets and
+ * pandas) and JSONL (one full episode record per line, transcripts included, via `toJsonl`). Pure functions of the
+ * records; the page turns the text into a download.
+ *
+ * CSV follows RFC 4180: fields are separated by commas, lines end with CRLF, and a field holding a comma, a double
+ * quote, a CR or an LF is wrapped in double quotes with each inner quote doubled. Text is written as is (no
+ * spreadsheet-formula escaping), so what a tool reads back is exactly the record's value.
+ */
+import { toJsonl, type EpisodeRecord } from './transcript.ts';
+
+/** One CSV column: its header and how a record gives its value. */
+interface CsvColumn {
+  header: string;
+  value: (record: EpisodeRecord, index: number) => string | number | boolean;
+}
+
+/** Separates the actions of an episode in the `actions` column: one action per line of the cell. */
+export const ACTION_SEPARATOR = '\n';
+
+export const CSV_COLUMNS: readonly CsvColumn[] = [
+  { header: 'episode', value: (_r, i) => i + 1 },
+  { header: 'policy', value: (r) => r.policy },
+  { header: 'dataset', value: (r) => r.dataset },
+  { header: 'question_id', value: (r) => r.questionId },
+  { header: 'db_id', value: (r) => r.dbId },
+  { header: 'difficulty', value: (r) => r.difficulty },
+  { header: 'split', value: (r) => r.split },
+  { header: 'seed', value: (r) => r.seed },
+  { header: 'success', value: (r) => r.success },
+  { header: 'return', value: (r) => r.episodeReturn },
+  { header: 'correctness', value: (r) => r.components.correctness },
+  { header: 'progress', value: (r) => r.components.progress },
+  { header: 'operational', value: (r) => r.components.operational },
+  { header: 'steps', value: (r) => r.steps },
+  { header: 'terminated', value: (r) => r.terminated },
+  { header: 'truncated', value: (r) => r.truncated },
+  { header: 'question', value: (r) => r.question },
+  { header: 'actions', value: (r) => r.transcript.map((s) => s.actionText).join(ACTION_SEPARATOR) },
+];
+
+/** One CSV field, quoted when it must be (RFC 4180). Numbers keep full precision; booleans are `true`/`false`. */
+export function csvField(value: string | number | boolean): string {
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** A header line, then one line per episode, in the records' order; every line ends with CRLF. */
+export function toCsv(records: readonly EpisodeRecord[]): string {
+  const lines = [CSV_COLUMNS.map((c) => csvField(c.header)).join(',')];
+  records.forEach((record, i) => lines.push(CSV_COLUMNS.map((c) => csvField(c.value(record, i))).join(',')));
+  return lines.map((line) => `${line}\r\n`).join('');
+}
+
+export type ExportFormat = 'jsonl' | 'csv';
+
+export interface ExportFile {
+  name: string;
+  mimeType: string;
+  text: string;
+}
+
+/** What a run's name in a file looks like: letters, digits, dots, dashes and underscores only. */
+function slug(text: string): string {
+  return text.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'run';
+}
+
+/**
+ * The file for a run's episodes in a format, named `sqlenv-<policy>-<dataset>-<split>-<date>.<ext>` (date as
+ * `YYYYMMDD-HHMMSS`, UTC, from `createdAt` in milliseconds since the epoch).
+ */
+export function exportFile(format: ExportFormat, run: { policy: string; dataset: string; split: string; createdAt: number }, records: readonly EpisodeRecord[]): ExportFile {
+  const stamp = new Date(run.createdAt).toISOString().replace(/\.\d+Z$/, '').replace(/[-:]/g, '').replace('T', '-');
+  const base = `sqlenv-${slug(run.policy)}-${slug(run.dataset)}-${slug(run.split)}-${stamp}`;
+  switch (format) {
+    case 'jsonl':
+      return { name: `${base}.jsonl`, mimeType: 'application/x-ndjson', text: toJsonl(records) };
+    case 'csv':
+      return { name: `${base}.csv`, mimeType: 'text/csv', text: toCsv(records) };
+    default:
+      return format satisfies never;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Starting an episode four ways: a random question (of a split and difficulty), a seed (the same seed and filters
+ * give the same question), a question picked by searching, or the current one again. Every start goes through the
+ * store's `startPlayEpisode`; the view then writes the episode into the URL.
+ */
+import { useId, useState } from 'react';
+import { DIFFICULTIES, SPLITS, type Difficulty, type SplitSelector } from '../../data/types.ts';
+import { useStore } from '../store/store.ts';
+import { parseSeed } from './link.ts';
+import { filterQuestions, questionLabel } from './questions.ts';
+
+/** Options the picker shows at most; the search narrows the rest. */
+const MAX_OPTIONS = 400;
+
+function useFilters() {
+  const prefs = useStore((s) => s.playPrefs);
+  return { split: prefs.split, ...(prefs.difficulty !== 'any' && { difficulty: prefs.difficulty }) };
+}
+
+function RandomAndSeed({ dataset, busy }: { dataset: string; busy: boolean }) {
+  const prefs = useStore((s) => s.playPrefs);
+  const setPrefs = useStore((s) => s.setPlayPrefs);
+  const start = useStore((s) => s.startPlayEpisode);
+  const filters = useFilters();
+  const [seedText, setSeedText] = useState('');
+  const seed = parseSeed(seedText);
+  return (
+    <div className="play-row">
+      <label className="picker">
+        Split
+        <select value={prefs.split} onChange={(e) => setPrefs({ split: e.target.value as SplitSelector })}>
+          <option value="all">all</option>
+          {SPLITS.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="picker">
+        Difficulty
+        <select value={prefs.difficulty} onChange={(e) => setPrefs({ difficulty: e.target.value as Difficulty | 'any' })}>
+          <option value="any">any</option>
+          {DIFFICULTIES.map((d) => (
+            <option key={d} value={d}>
+              {d}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" aria-disabled={busy} onClick={() => void start({ dataset, ...filters })}>
+        Random question
+      </button>
+      <form
+        className="play-seed"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (seed !== null) void start({ dataset, seed, ...filters });
+        }}
+      >
+        <label className="picker">
+          Seed
+          <input type="text" inputMode="numeric" pattern="[0-9]*" size={8} value={seedText} onChange={(e) => setSeedText(e.target.value)} aria-invalid={seedText !== '' && seed === null} />
+        </label>
+        <button type="submit" aria-disabled={busy || seed === null}>
+          Start with seed
+        </button>
+      </form>
+    </div>
+  );
+}
+
+function ByQuestion({ dataset, busy }: { dataset: string; busy: boolean }) {
+  const entry = useStore((s) => s.datasets[dataset]);
+  const current = useStore((s) => s.playEpisode?.question.id);
+  const start = useStore((s) => s.startPlayEpisode);
+  const [query, setQuery] = useState('');
+  const [picked, setPicked] = useState<string | null>(null);
+  const countId = useId();
+  const questions = entry?.status === 'ready' ? entry.summary.questions : [];
+  const matches = filterQuestions(questions, query);
+  const shown = matches.slice(0, MAX_OPTIONS);
+  const selected = picked !== null && shown.some((q) => q.id === picked) ? picked : (shown.find((q) => q.id === current)?.id ?? shown[0]?.id ?? '');
+  return (
+    <form
+      className="play-row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (selected) void start({ dataset, questionId: selected });
+      }}
+    >
+      <label className="picker">
+        Search questions
+        <input type="search" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="words, id, database…" aria-describedby={countId} />
+      </label>
+      <label className="picker play-question-picker">
+        Question
+        <select value={selected} onChange={(e) => setPicked(e.target.value)} disabled={shown.length === 0}>
+          {shown.map((q) => (
+            <option key={q.id} value={q.id}>
+              {questionLabel(q)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span id={countId} className="meta">
+        {matches.length === questions.length ? `${questions.length} questions` : `${matches.length} of ${questions.length} match`}
+        {matches.length > shown.length && `, first ${shown.length} listed`}
+      </span>
+      <button type="submit" aria-disabled={busy || !selected}>
+        Play question
+      </button>
+    </form>
+  );
+}
+
+export function NewEpisode() {
+  const dataset = useStore((s) => s.dataset);
+  const busy = useStore((s) => s.playBusy !== null);
+  const episodeDataset = useStore((s) => s.playEpisode?.dataset);
+  const questionId = useStore((s) => s.playEpisode?.question.id);
+  const seed = useStore((s) => s.playEpisode?.seed);
+  const start = useStore((s) => s.startPlayEpisode);
+  return (
+    <section className="panel play-new" aria-labelledby="play-new-title">
+      <div className="play-new-head">
+        <h3 id="play-new-title">New episode</h3>
+        {episodeDataset !== undefined && questionId !== undefined && seed !== undefined && (
+          <>
+            <button type="button" aria-disabled={busy} onClick={() => void start({ dataset: episodeDataset, questionId, seed })}>
+              Restart this episode
+            </button>
+            <span className="meta">seed {seed}</span>
+          </>
+        )}
+      </div>
+      <RandomAndSeed dataset={dataset} busy={busy} />
+      <ByQuestion dataset={dataset} busy={busy} />
+    </section>
+  );
+}
