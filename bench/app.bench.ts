@@ -38,7 +38,8 @@ async function firstViewBytes(page: Page, base: string): Promise<Loaded[]> {
   };
   page.on('response', (response) => {
     const url = response.url();
-    if (url.endsWith('.js')) record(url, response.body(), response.request().resourceType() === 'script' ? 'page-js' : 'worker-js');
+    // Vite names worker chunks after their entry files (env.worker-…, sql.worker.browser-…).
+    if (url.endsWith('.js')) record(url, response.body(), /\.worker[.-]/.test(url) ? 'worker-js' : 'page-js');
     else if (url.endsWith('.wasm')) record(url, response.body(), 'wasm');
   });
   // Worker scripts load from inside workers; their responses reach the page's `response` event in Chromium.
@@ -73,7 +74,10 @@ async function main(): Promise<void> {
     const loaded = await firstViewBytes(page, base);
     const sum = (kind: Loaded['kind'], key: 'gzip' | 'raw'): number => loaded.filter((l) => l.kind === kind).reduce((a, l) => a + l[key], 0);
     console.log('first view (Play) transfer, gzipped (raw):');
-    for (const kind of ['page-js', 'worker-js', 'wasm'] as const) console.log(`  ${kind.padEnd(9)} ${(sum(kind, 'gzip') / 1024).toFixed(1)} KiB (${(sum(kind, 'raw') / 1024).toFixed(1)} KiB) in ${loaded.filter((l) => l.kind === kind).length} files`);
+    for (const kind of ['page-js', 'worker-js', 'wasm'] as const) {
+      console.log(`  ${kind.padEnd(9)} ${(sum(kind, 'gzip') / 1024).toFixed(1)} KiB (${(sum(kind, 'raw') / 1024).toFixed(1)} KiB) in ${loaded.filter((l) => l.kind === kind).length} files`);
+      for (const l of loaded.filter((x) => x.kind === kind).sort((a, b) => b.gzip - a.gzip)) console.log(`    ${(l.gzip / 1024).toFixed(1).padStart(6)} KiB  ${l.url}`);
+    }
 
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {

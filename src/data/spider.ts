@@ -1,8 +1,9 @@
 /**
- * The Spider importer (Node only: it reads a folder). Takes any folder in Spider's official layout —
- * `database/<db>/<db>.sqlite`, `dev.json`, and when present `train_spider.json` and `train_others.json` — runs every
- * gold query once through the given executor, and returns a `Dataset` of the questions worth playing plus a report
- * of what was kept and why the rest was skipped.
+ * The Spider importer. Takes anything in Spider's official layout — `database/<db>/<db>.sqlite`, `dev.json`, and
+ * when present `train_spider.json` and `train_others.json` — read through a `SpiderSource` (spider-source.ts: a
+ * folder on disk in Node, dropped files or a zip in the page), runs every gold query once through the given
+ * executor, and returns a `Dataset` of the questions worth playing plus a report of what was kept and why the rest
+ * was skipped. A string is a folder path (Node only).
  *
  * - Ids come from the position in each file: `dev-0042`, `train-00042`, `others-0042`, so they are stable.
  * - A question is skipped (and counted by reason) when its database file is missing or unreadable, or its gold SQL
@@ -10,15 +11,16 @@
  * - Difficulty is Spider's hardness of the parsed `sql` field, or of the SQL text when that field is absent.
  * - Split: `sqlenvSplit` (curated databases → train/eval by gold SQL, the rest → heldout).
  * Databases are run one at a time under one executor key, so memory stays at one database even for full Spider.
+ * This module imports nothing from Node, so the page's environment worker runs the same importer.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { SqlExecutor } from '../sql/executor.ts';
 import { hasOrderBy } from '../sql/order-by.ts';
 import { DatasetError } from './bundle.ts';
 import { computeGoldResult } from './gold.ts';
 import { hardnessFromSpiderSql, hardnessFromSqlText } from './hardness.ts';
 import { emptyReport, type ImportReport, type SkipReason } from './spider-report.ts';
+import { checkSpiderSource, spiderDatabaseFile, type SpiderSource } from './spider-source.ts';
+import { folderSpiderSource } from './spider-source-node.ts';
 
 // The report's types and formatter, so callers of the importer need one module.
 export { formatImportReport, type ImportReport, type SkipReason } from './spider-report.ts';
@@ -51,6 +53,8 @@ export interface ImportOptions {
   curated?: readonly string[];
   /** Called after each question with the number done and the total over all files. */
   onProgress?: (done: number, total: number) => void;
+  /** Stops the import between two questions (it then rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 interface PendingQuestion {
@@ -62,30 +66,18 @@ interface PendingQuestion {
 /** The executor key every Spider database is loaded under in turn (each load replaces the previous one). */
 const IMPORT_KEY = 'spider-import';
 
+/** A database's file inside a Spider folder on disk. */
 export function spiderDatabasePath(spiderDir: string, dbId: string): string {
-  return join(spiderDir, 'database', dbId, `${dbId}.sqlite`);
+  return `${spiderDir.replace(/[\\/]+$/, '')}/${spiderDatabaseFile(dbId)}`;
 }
 
-async function exists(path: string, kind: 'file' | 'dir'): Promise<boolean> {
-  try {
-    const info = await stat(path);
-    return kind === 'file' ? info.isFile() : info.isDirectory();
-  } catch {
-    return false;
-  }
+function sourceOf(source: SpiderSource | string): SpiderSource {
+  return typeof source === 'string' ? folderSpiderSource(source) : source;
 }
 
-/** Fails with a DatasetError naming everything missing when `spiderDir` is not in Spider's layout. */
-export async function checkSpiderLayout(spiderDir: string): Promise<void> {
-  if (!(await exists(spiderDir, 'dir'))) {
-    throw new DatasetError(`Spider folder '${spiderDir}' does not exist or is not a folder. Point SPIDER_DIR (or --spider) at a folder in Spider's official layout: database/<db>/<db>.sqlite and dev.json.`);
-  }
-  const missing: string[] = [];
-  if (!(await exists(join(spiderDir, 'database'), 'dir'))) missing.push('database/ (a folder of <db>/<db>.sqlite files)');
-  if (!(await exists(join(spiderDir, 'dev.json'), 'file'))) missing.push('dev.json');
-  if (missing.length > 0) {
-    throw new DatasetError(`'${spiderDir}' is not in Spider's official layout: it lacks ${missing.join(' and ')}. Download Spider 1.0 and point SPIDER_DIR (or --spider) at the folder that holds dev.json.`);
-  }
+/** Fails with a DatasetError naming everything missing when the folder or source is not in Spider's layout. */
+export async function checkSpiderLayout(source: SpiderSource | string): Promise<void> {
+  await checkSpiderSource(sourceOf(source));
 }
 
 function parseExamples(text: string, file: string): SpiderExample[] {
@@ -119,20 +111,20 @@ function difficultyOf(example: SpiderExample): Difficulty {
 
 
 
-export async function importSpider(spiderDir: string, executor: SqlExecutor, options: ImportOptions = {}): Promise<{ dataset: Dataset; report: ImportReport }> {
+export async function importSpider(from: SpiderSource | string, executor: SqlExecutor, options: ImportOptions = {}): Promise<{ dataset: Dataset; report: ImportReport }> {
   const curated = options.curated ?? CURATED_DATABASES;
-  await checkSpiderLayout(spiderDir);
+  const source = sourceOf(from);
+  await checkSpiderSource(source);
 
   // Read every question file present, in SPIDER_FILES order.
   const pending: PendingQuestion[] = [];
   const report = emptyReport();
-  for (const source of SPIDER_FILES) {
-    const path = join(spiderDir, source.file);
-    if (!source.required && !(await exists(path, 'file'))) continue;
-    const examples = parseExamples(await readFile(path, 'utf8'), source.file);
-    report.sources.push({ file: source.file, questions: examples.length });
+  for (const file of SPIDER_FILES) {
+    if (!file.required && (await source.kind(file.file)) !== 'file') continue;
+    const examples = parseExamples(await source.readText(file.file), file.file);
+    report.sources.push({ file: file.file, questions: examples.length });
     examples.forEach((example, index) => {
-      pending.push({ id: `${source.prefix}-${String(index).padStart(source.digits, '0')}`, order: pending.length, example });
+      pending.push({ id: `${file.prefix}-${String(index).padStart(file.digits, '0')}`, order: pending.length, example });
     });
   }
   report.questions = pending.length;
@@ -155,18 +147,19 @@ export async function importSpider(spiderDir: string, executor: SqlExecutor, opt
   };
   for (const dbId of dbIds) {
     const questions = byDb.get(dbId) ?? [];
-    const path = spiderDatabasePath(spiderDir, dbId);
+    const path = spiderDatabaseFile(dbId);
     let loadProblem: { reason: SkipReason; detail: string } | null = null;
-    if (!(await exists(path, 'file'))) loadProblem = { reason: 'missing-database', detail: `no file database/${dbId}/${dbId}.sqlite` };
+    if ((await source.kind(path)) !== 'file') loadProblem = { reason: 'missing-database', detail: `no file ${path}` };
     else {
       try {
-        await executor.load(IMPORT_KEY, new Uint8Array(await readFile(path)));
+        await executor.load(IMPORT_KEY, await source.readBytes(path));
       } catch (e) {
         loadProblem = { reason: 'unreadable-database', detail: (e as Error).message };
       }
     }
     let keptHere = 0;
     for (const p of questions) {
+      options.signal?.throwIfAborted();
       if (loadProblem) skip(p, loadProblem.reason, loadProblem.detail);
       else {
         const outcome = await computeGoldResult(executor, IMPORT_KEY, p.example.query);
@@ -214,7 +207,7 @@ export async function importSpider(spiderDir: string, executor: SqlExecutor, opt
     questions,
     loadDatabase: async (dbId) => {
       if (!known.has(dbId)) throw new DatasetError(`Dataset 'spider' has no database '${dbId}'.`);
-      return new Uint8Array(await readFile(spiderDatabasePath(spiderDir, dbId)));
+      return source.readBytes(spiderDatabaseFile(dbId));
     },
   };
   return { dataset, report };

@@ -5,9 +5,17 @@
  * Sessions: Play and Watch each hold a session id with its own `SqlEnv`. Interactive sessions and evaluation runs
  * use separate SQL executors, so a runaway query in Play, which restarts its SQL worker, never fails an evaluation
  * that is running at the same time.
+ *
+ * Datasets made in the page (a Spider folder or zip imported, a SQLite file opened for free play) are registered
+ * here like bundles and kept in a `DatasetStore` (IndexedDB in the page), so after a reload a name that is not a
+ * bundle is looked up in the store first; imports run in this worker, with progress, and can be cancelled.
  */
 import type { BundleReader } from '../data/bundle.ts';
-import { readBundle } from '../data/bundle.ts';
+import { DatasetError, readBundle } from '../data/bundle.ts';
+import { datasetNameProblem, indexedDbDatasetStore, type DatasetStore, type StoredDatasetInfo } from '../data/dataset-store.ts';
+import { buildFreePlayDataset } from '../data/free-play.ts';
+import { importSpider, type ImportReport } from '../data/spider.ts';
+import { spiderSourceFromFiles, type GivenFile } from '../data/spider-source-memory.ts';
 import type { Dataset, Question, SplitSelector } from '../data/types.ts';
 import type { Rng } from '../data/rng.ts';
 import type { ActionInput } from '../env/actions.ts';
@@ -65,6 +73,56 @@ export interface EnvServiceOptions {
   /** Names of the bundles that were built (`bundles/index.json`). */
   bundleNames: () => Promise<string[]>;
   envConfig?: Partial<EnvConfig>;
+  /**
+   * Where datasets made in the page are kept across reloads. Default: IndexedDB where it exists, else nowhere (they
+   * last as long as the service).
+   */
+  datasetStore?: DatasetStore | null;
+}
+
+/** A Spider folder or zip a person gave the page, to import as the dataset `name`. */
+export interface SpiderImportRequest {
+  importId: string;
+  name: string;
+  /** Names the files in messages: the folder's or the zip's name. */
+  label: string;
+  files: GivenFile[];
+}
+
+/** Where an import is: checking gold queries (`questions`), then writing databases to storage (`saving`). */
+export interface ImportProgress {
+  phase: 'reading' | 'questions' | 'saving';
+  done: number;
+  total: number;
+}
+
+/** A dataset made in the page: its summary, and how it was kept (`stored` null with the reason when it was not). */
+export interface MadeDataset {
+  summary: DatasetSummary;
+  stored: StoredDatasetInfo | null;
+  storageError: string | null;
+}
+
+export interface SpiderImportOutcome extends MadeDataset {
+  report: ImportReport;
+}
+
+/** Progress reports cross to the page at most this often (a full Spider import checks thousands of questions). */
+const PROGRESS_INTERVAL_MS = 100;
+
+/** Gold queries are trusted but some are slow on big databases: the limit the import script uses too. */
+const GOLD_TIMEOUT_MS = 20_000;
+
+/** The executor with a longer time limit for every query (an import runs gold SQL, not an agent's). */
+function withQueryTimeout(executor: SqlExecutor, timeoutMs: number): SqlExecutor {
+  return {
+    load: (dbKey, bytes) => executor.load(dbKey, bytes),
+    query: (dbKey, sql, limits) => executor.query(dbKey, sql, { timeoutMs, ...limits }),
+    tables: (dbKey) => executor.tables(dbKey),
+    describe: (dbKey, table) => executor.describe(dbKey, table),
+    sample: (dbKey, table, rows) => executor.sample(dbKey, table, rows),
+    close: () => executor.close(),
+  };
 }
 
 export function summarizeDataset(dataset: Dataset): DatasetSummary {
@@ -83,10 +141,13 @@ export class EnvService {
   private readonly loading = new Map<string, Promise<Dataset>>();
   private readonly sessions = new Map<string, Session>();
   private readonly runs = new Map<string, AbortController>();
+  private readonly imports = new Map<string, AbortController>();
   private interactive: SqlExecutor | null = null;
+  private readonly store: DatasetStore | null;
 
   constructor(options: EnvServiceOptions) {
     this.options = options;
+    this.store = options.datasetStore !== undefined ? options.datasetStore : typeof indexedDB === 'undefined' ? null : indexedDbDatasetStore();
   }
 
   private executor(): SqlExecutor {
@@ -100,7 +161,7 @@ export class EnvService {
     if (ready) return Promise.resolve(ready);
     let pending = this.loading.get(name);
     if (!pending) {
-      pending = readBundle(this.options.bundleReader(name)).then((d) => {
+      pending = this.readNamed(name).then((d) => {
         this.datasets.set(name, d);
         return d;
       });
@@ -108,6 +169,12 @@ export class EnvService {
       this.loading.set(name, pending);
     }
     return pending;
+  }
+
+  /** A dataset stored in this browser (made in the page earlier) by that name, else the bundle. */
+  private async readNamed(name: string): Promise<Dataset> {
+    const stored = this.store ? await this.store.load(name).catch(() => null) : null;
+    return stored ?? readBundle(this.options.bundleReader(name));
   }
 
   /** Bundles built with the app, e.g. ['demo', 'spider']. */
@@ -207,8 +274,122 @@ export class EnvService {
     this.runs.get(runId)?.abort(new DOMException('Evaluation cancelled', 'AbortError'));
   }
 
+  // ---- Datasets made in the page (the Data view): Spider imports and free play, kept across reloads. ----
+
+  /** Datasets stored in this browser, newest first ([] where nothing can be stored). */
+  async storedDatasets(): Promise<StoredDatasetInfo[]> {
+    return this.store ? this.store.list() : [];
+  }
+
+  /** Registers every stored dataset (after a reload) and returns their summaries, newest first. */
+  async restoreStoredDatasets(): Promise<DatasetSummary[]> {
+    if (!this.store) return [];
+    const summaries: DatasetSummary[] = [];
+    for (const info of await this.store.list()) {
+      let dataset = this.datasets.get(info.name);
+      if (!dataset) {
+        const loaded = await this.store.load(info.name).catch(() => null);
+        if (!loaded) continue;
+        dataset = loaded;
+        this.datasets.set(info.name, dataset);
+      }
+      summaries.push(summarizeDataset(dataset));
+    }
+    return summaries;
+  }
+
+  /** Why `name` cannot name a new dataset (taken by a bundle, a loaded or a stored dataset), or null. */
+  async datasetNameProblem(name: string): Promise<string | null> {
+    const stored = (await this.storedDatasets().catch(() => [])).map((d) => d.name);
+    const bundles = await this.options.bundleNames().catch(() => []);
+    return datasetNameProblem(name, [...bundles, ...this.datasets.keys(), ...stored]);
+  }
+
+  private async checkNewName(name: string): Promise<void> {
+    const problem = await this.datasetNameProblem(name);
+    if (problem) throw new DatasetError(problem);
+  }
+
+  /** Registers a dataset made in the page and keeps it in the store; a failed save leaves it usable until reload. */
+  private async keep(dataset: Dataset, kind: StoredDatasetInfo['kind'], source: string, onProgress?: (done: number, total: number) => void): Promise<MadeDataset> {
+    const summary = this.addDataset(dataset);
+    if (!this.store) return { summary, stored: null, storageError: 'This browser offers no storage to this page, so the dataset lasts until the page is closed.' };
+    try {
+      return { summary, stored: await this.store.save(dataset, { kind, source, createdAt: Date.now() }, onProgress), storageError: null };
+    } catch (e) {
+      return { summary, stored: null, storageError: (e as Error).message };
+    }
+  }
+
+  /**
+   * Imports a Spider folder or zip given as files (Spider's official layout, possibly under one top folder) as the
+   * dataset `request.name`, with progress; the dataset is registered and stored. Fails with a DatasetError, changing
+   * nothing, when the name is taken or the files are not in Spider's layout; `cancelImport` stops it.
+   */
+  async importSpiderFiles(request: SpiderImportRequest, onProgress?: (progress: ImportProgress) => void): Promise<SpiderImportOutcome> {
+    await this.checkNewName(request.name);
+    const controller = new AbortController();
+    this.imports.set(request.importId, controller);
+    let last = 0;
+    const report = (progress: ImportProgress, force = false): void => {
+      const now = Date.now();
+      if (!force && now - last < PROGRESS_INTERVAL_MS && progress.done < progress.total) return;
+      last = now;
+      onProgress?.(progress);
+    };
+    const executor = withQueryTimeout(this.options.createExecutor(), GOLD_TIMEOUT_MS);
+    try {
+      report({ phase: 'reading', done: 0, total: request.files.length }, true);
+      const source = await spiderSourceFromFiles(request.label, request.files);
+      const imported = await importSpider(source, executor, { signal: controller.signal, onProgress: (done, total) => report({ phase: 'questions', done, total }) });
+      if (imported.dataset.questions.length === 0) {
+        throw new DatasetError(`'${source.location}' is in Spider's layout but none of its ${imported.report.questions} questions could be kept (their databases are missing or their gold SQL fails or returns nothing).`);
+      }
+      controller.signal.throwIfAborted();
+      const dataset: Dataset = {
+        ...imported.dataset,
+        name: request.name,
+        description: `Imported in this browser from '${source.location}'. ${imported.dataset.description}`,
+      };
+      const made = await this.keep(dataset, 'spider', source.location, (done, total) => report({ phase: 'saving', done, total }));
+      return { ...made, report: imported.report };
+    } finally {
+      this.imports.delete(request.importId);
+      await executor.close();
+    }
+  }
+
+  cancelImport(importId: string): void {
+    this.imports.get(importId)?.abort(new DOMException('Import cancelled', 'AbortError'));
+  }
+
+  /**
+   * Opens any SQLite file for free play as the dataset `name` (one database, no questions, no gold answers, so no
+   * correctness reward); registered and stored. A file that is not SQLite, is damaged or has no tables gives a
+   * DatasetError and changes nothing.
+   */
+  async openSqliteFile(name: string, file: GivenFile): Promise<MadeDataset> {
+    await this.checkNewName(name);
+    const bytes = file.data instanceof Uint8Array ? file.data : new Uint8Array(await file.data.arrayBuffer());
+    const fileName = file.path.split(/[\\/]/).pop() ?? file.path;
+    const executor = this.options.createExecutor();
+    try {
+      return await this.keep(await buildFreePlayDataset(name, fileName, bytes, executor), 'free-play', fileName);
+    } finally {
+      await executor.close();
+    }
+  }
+
+  /** Forgets a dataset made in the page: from the store and from this service. */
+  async removeStoredDataset(name: string): Promise<void> {
+    await this.store?.remove(name);
+    this.removeDataset(name);
+    for (const [id, s] of this.sessions) if (s.dataset === name) this.sessions.delete(id);
+  }
+
   async close(): Promise<void> {
     for (const controller of this.runs.values()) controller.abort();
+    for (const controller of this.imports.values()) controller.abort();
     this.sessions.clear();
     await this.interactive?.close();
     this.interactive = null;

@@ -5,7 +5,7 @@ import { ResultTable } from './ResultTable.tsx';
 export function EpisodeOutcome({ success, truncated, question }: { success: boolean; truncated: boolean; question: Question }) {
   const free = question.freePlay === true;
   return (
-    <section className={`panel outcome ${success ? 'success' : 'failure'}`} aria-label="Episode result" role="status">
+    <section className={`panel outcome ${free ? 'free' : success ? 'success' : 'failure'}`} aria-label="Episode result" role="status">
       <h3>{free ? 'Episode over (free play: no gold answer)' : success ? 'Success: the answer is correct' : truncated ? 'Failure: no steps left before an answer' : 'Failure: the answer is not correct'}</h3>
       {!free && (
         <>

@@ -85,6 +85,7 @@ export function StepStatus() {
   const done = useStore((s) => s.playEpisode?.done ?? false);
   const success = useStore((s) => s.playEpisode?.success ?? false);
   const episodeReturn = useStore((s) => s.playEpisode?.episodeReturn ?? 0);
+  const freePlay = useStore((s) => s.playEpisode?.question.freePlay === true);
   let text: React.ReactNode = 'Explore the tables, query, then answer.';
   if (busy?.kind === 'starting') text = 'Starting an episode…';
   else if (busy?.kind === 'step')
@@ -99,7 +100,8 @@ export function StepStatus() {
       </>
     );
   else if (last) {
-    const ending = done ? ` Episode over: ${success ? 'success' : 'failure'}, return ${episodeReturn.toFixed(3)}.` : '';
+    const verdict = freePlay ? 'free play, no gold answer' : success ? 'success' : 'failure';
+    const ending = done ? ` Episode over: ${verdict}, return ${episodeReturn.toFixed(3)}.` : '';
     text = `Step ${count}: ${last.action.type} — ${last.outcome}, reward ${signed(last.reward)}.${ending}`;
   }
   return (

@@ -1,0 +1,99 @@
+/**
+ * matmul check: every variant (v0 simple, v1 tiled, v2 few-row) against `matmulRef` on fresh random inputs — with and without
+ * bias, with a LoRA branch, a single-row (decode) shape, a weight split into three row chunks — the LoRA identity
+ * (with B = 0 the output equals the LoRA-free output bit for bit), and equal bits from all variants.
+ */
+import { createRng } from '../../data/rng.ts';
+import { MatmulOp, type MatmulVariant } from '../../gpu/kernels/matmul.ts';
+import { Recorder } from '../../gpu/recorder.ts';
+import type { GpuContext } from '../../gpu/device.ts';
+import { matmulRef } from '../../model/reference/ops.ts';
+import { compare, compareExact, type Comparison } from '../compare.ts';
+import { Scope, randomF16, randomF32 } from '../util.ts';
+
+const TOL = { abs: 2e-5, rel: 1e-4 };
+
+interface Case {
+  M: number;
+  N: number;
+  K: number;
+  bias: boolean;
+  rank: number;
+  /** Split the weight into chunks of at most this many rows. */
+  chunkRows?: number;
+}
+
+const CASES: Case[] = [
+  { M: 37, N: 96, K: 80, bias: false, rank: 0 },
+  { M: 70, N: 130, K: 48, bias: true, rank: 0 },
+  { M: 37, N: 96, K: 80, bias: true, rank: 4 },
+  { M: 1, N: 200, K: 64, bias: false, rank: 8 },
+  { M: 19, N: 100, K: 36, bias: true, rank: 2, chunkRows: 40 },
+  { M: 3, N: 151936 / 8, K: 64, bias: false, rank: 0 },
+];
+
+export async function checkMatmul(ctx: GpuContext, seed: number): Promise<Comparison[]> {
+  const op = await MatmulOp.create(ctx);
+  const results: Comparison[] = [];
+  for (const c of CASES) {
+    const outputs: Float32Array[] = [];
+    for (const variant of ['v0', 'v1', 'v2'] as MatmulVariant[]) {
+      const [result, out] = await runCase(ctx, op, c, variant, seed);
+      results.push(...result);
+      outputs.push(out);
+    }
+    const shape = `M=${c.M} N=${c.N} K=${c.K}`;
+    results.push(compareExact('matmul v0 == v1 == v2 (bits)', shape, outputs[0], outputs[1]), compareExact('matmul v1 == v2 (bits)', shape, outputs[1], outputs[2]));
+  }
+  return results;
+}
+
+async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVariant, seed: number): Promise<[Comparison[], Float32Array]> {
+  const { M, N, K, rank } = c;
+  const rng = createRng(seed * 7919 + M * 31 + N);
+  const x = randomF32(rng, M * K, 1);
+  const w = randomF16(rng, N * K, 1 / Math.sqrt(K));
+  const bias = c.bias ? randomF32(rng, N, 0.5) : null;
+  const a = randomF32(rng, rank * K, 1 / Math.sqrt(K));
+  const b = randomF32(rng, N * rank, 0.5);
+  const scale = rank > 0 ? 2 / rank : 0;
+
+  const ref = new Float64Array(M * N);
+  matmulRef(ref, x, w, bias, M, N, K);
+  if (rank > 0) {
+    const u = new Float64Array(M * rank);
+    matmulRef(u, x, a, null, M, rank, K);
+    const delta = new Float64Array(M * N);
+    matmulRef(delta, u, b, null, M, N, rank);
+    for (let i = 0; i < ref.length; i++) ref[i] += scale * delta[i];
+  }
+
+  const scope = new Scope(ctx);
+  const rec = new Recorder(ctx, 'check.matmul');
+  try {
+    const xb = scope.f32('x', x);
+    const wb = scope.weight('w', w, N, K, c.chunkRows ? c.chunkRows * K * 2 : undefined);
+    const biasb = bias ? scope.f32('bias', bias) : null;
+    const out = scope.empty('out', M * N);
+    const lora = rank > 0 ? { a: scope.f32('A', a), b: scope.f32('B', b), u: scope.empty('u', M * rank), rank, scale } : null;
+    op.encode(rec, { out, x: xb, w: wb, M, bias: biasb, lora, variant });
+    await rec.finish();
+    const got = await scope.read(out, M * N);
+    const shape = `M=${M} N=${N} K=${K}${c.bias ? ' bias' : ''}${rank ? ` R=${rank}` : ''}${wb.chunks.length > 1 ? ` chunks=${wb.chunks.length}` : ''}`;
+    const results = [compare(`matmul.${variant}`, shape, got, ref, TOL)];
+    if (lora) {
+      // The LoRA identity: B = 0 must leave the base output unchanged, bit for bit.
+      const zeroB = scope.f32('B0', new Float64Array(N * rank));
+      const base = scope.empty('base', M * N);
+      const withZero = scope.empty('withZero', M * N);
+      op.encode(rec, { out: base, x: xb, w: wb, M, bias: biasb, variant });
+      op.encode(rec, { out: withZero, x: xb, w: wb, M, bias: biasb, variant, lora: { ...lora, b: zeroB } });
+      await rec.finish();
+      results.push(compareExact(`matmul.${variant} LoRA B=0 == base`, shape, await scope.read(withZero, M * N), await scope.read(base, M * N)));
+    }
+    return [results, got];
+  } finally {
+    rec.destroy();
+    scope.destroy();
+  }
+}

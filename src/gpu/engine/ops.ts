@@ -1,0 +1,37 @@
+/**
+ * Every forward op of the engine, compiled once per device: what a model step records its dispatches with.
+ */
+import type { GpuContext } from '../device.ts';
+import { AttentionOp } from '../kernels/attention.ts';
+import { EmbeddingOp } from '../kernels/embedding.ts';
+import { KvCacheOp } from '../kernels/kvcache.ts';
+import { MatmulOp } from '../kernels/matmul.ts';
+import { ResidualOp } from '../kernels/residual.ts';
+import { RmsnormOp } from '../kernels/rmsnorm.ts';
+import { RopeOp } from '../kernels/rope.ts';
+import { SwigluOp } from '../kernels/swiglu.ts';
+
+export interface EngineOps {
+  matmul: MatmulOp;
+  rmsnorm: RmsnormOp;
+  rope: RopeOp;
+  embedding: EmbeddingOp;
+  swiglu: SwigluOp;
+  residual: ResidualOp;
+  kvcache: KvCacheOp;
+  attention: AttentionOp;
+}
+
+export async function createEngineOps(ctx: GpuContext): Promise<EngineOps> {
+  const [matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention] = await Promise.all([
+    MatmulOp.create(ctx),
+    RmsnormOp.create(ctx),
+    RopeOp.create(ctx),
+    EmbeddingOp.create(ctx),
+    SwigluOp.create(ctx),
+    ResidualOp.create(ctx),
+    KvCacheOp.create(ctx),
+    AttentionOp.create(ctx),
+  ]);
+  return { matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention };
+}

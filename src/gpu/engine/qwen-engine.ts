@@ -1,0 +1,270 @@
+/**
+ * The Qwen2/Qwen3 forward on the GPU: prefill and batched KV-cached decode of several sequences at once, each in its
+ * own cache slot, with a live LoRA adapter on any projection. Every buffer comes from the memory plan; one step is
+ * one `Recorder` submit, and the only readback is the logits of each sequence's last new token.
+ *
+ * One forward of T packed tokens (any mix of sequences, each continuing its own cache), per layer l:
+ *   xn   = rmsnorm(x, input_layernorm)                     (T, C)
+ *   q,k,v = xn·Wᵀ [+ bias qwen2] [+ LoRA]                   (T, H·D) (T, KVH·D) (T, KVH·D)
+ *   q,k  = rmsnorm per head (q_norm, k_norm; qwen3)         then rope(q), rope(k) at each token's position
+ *   kv.l[slot, pos] = k, v;  attn = attention(q, kv.l)     (T, H·D)
+ *   x   += attn·o_projᵀ [+ LoRA]
+ *   xn   = rmsnorm(x, post_attention_layernorm)
+ *   x   += (silu(xn·gateᵀ) · xn·upᵀ)·downᵀ [+ LoRA each]
+ * then the last new row of each sequence is copied out, normed, and multiplied by lm_head (or the tied embedding).
+ * Nothing is kept between layers but x and the cache, so a training pass can recompute any layer from its input.
+ *
+ * Ownership: the engine owns its allocated plan and recorder and destroys them in `destroy()`; `ctx` is the caller's.
+ */
+import { allocatePlan, type AllocatedPlan } from '../allocate.ts';
+import { readF32 } from '../buffers.ts';
+import type { GpuContext } from '../device.ts';
+import { GpuShapeError } from '../errors.ts';
+import { packF16Matrix } from '../f16.ts';
+import { buildRopeTable } from '../kernels/rope-table.ts';
+import type { LoraBranch } from '../kernels/matmul.ts';
+import { planMemory, projectionWeightName, type MemoryPlan, type PlanDims, type PlanOptions, type ProjectionName } from '../memory-plan.ts';
+import { Recorder } from '../recorder.ts';
+import { maxChunkBytes } from '../split.ts';
+import { createEngineOps, type EngineOps } from './ops.ts';
+
+/** Model dimensions and constants (a `ModelConfig` of src/model matches structurally). */
+export interface EngineModel extends PlanDims {
+  rmsNormEps: number;
+  ropeTheta: number;
+}
+
+/** A tensor as the loader gives it: row-major data with its PyTorch shape. */
+export interface TensorLike {
+  shape: readonly number[];
+  data: Float32Array | Float64Array;
+}
+
+/** A LoRA adapter's pairs per layer and target (the shape of src/model's `LoraAdapter.layers`). */
+export type LoraLayers = ReadonlyArray<Partial<Record<ProjectionName, { a: TensorLike; b: TensorLike }>>>;
+
+export type EngineOptions = Omit<PlanOptions, 'maxBindingBytes' | 'logitRows' | 'training'>;
+
+/** New tokens of one sequence, appended at its current length. */
+export interface StepInput {
+  slot: number;
+  ids: readonly number[];
+}
+
+interface PackedToken {
+  slot: number;
+  id: number;
+  position: number;
+  /** Index of the input whose last token this is (its logits are wanted), or -1. */
+  logitOf: number;
+}
+
+export class QwenEngine {
+  readonly model: EngineModel;
+  readonly plan: MemoryPlan;
+  /** Dispatches of the most recent step (all forwards it took). */
+  lastStepDispatches = 0;
+  private readonly ctx: GpuContext;
+  private readonly mem: AllocatedPlan;
+  private readonly ops: EngineOps;
+  private readonly rec: Recorder;
+  private readonly lengths: number[];
+  private loraScale = 0;
+  private loraOn = false;
+
+  private constructor(ctx: GpuContext, model: EngineModel, plan: MemoryPlan, mem: AllocatedPlan, ops: EngineOps) {
+    this.ctx = ctx;
+    this.model = model;
+    this.plan = plan;
+    this.mem = mem;
+    this.ops = ops;
+    this.rec = new Recorder(ctx, 'qwen-engine');
+    this.lengths = new Array<number>(plan.options.batch).fill(0);
+  }
+
+  static async create(ctx: GpuContext, model: EngineModel, options: EngineOptions): Promise<QwenEngine> {
+    const plan = planMemory(model, { ...options, logitRows: options.batch, maxBindingBytes: maxChunkBytes(ctx.limits) });
+    const [mem, ops] = await Promise.all([allocatePlan(ctx, plan), createEngineOps(ctx)]);
+    const engine = new QwenEngine(ctx, model, plan, mem, ops);
+    const { context: S } = plan.options;
+    mem.write('rope.table', [S, model.headDim / 2, 2], buildRopeTable(model.headDim, model.ropeTheta, S));
+    return engine;
+  }
+
+  /** Uploads every planned weight from `tensors` (HF names; f16 packing for matrices). Extra tensors are ignored. */
+  loadWeights(tensors: ReadonlyMap<string, TensorLike>): void {
+    for (const e of this.plan.entries) {
+      if (e.kind !== 'weight') continue;
+      const t = tensors.get(e.name);
+      if (!t) throw new GpuShapeError(`weights`, `tensor ${e.name} (${e.shape.join(', ')}) is missing`);
+      if (e.dtype === 'f16x2') this.mem.writePacked(e.name, t.shape, packF16Matrix(t.data, e.shape[0], e.shape[1], e.name));
+      else this.mem.write(e.name, t.shape, Float32Array.from(t.data));
+    }
+  }
+
+  /** Uploads a LoRA adapter (every planned target of every layer) and turns it on, with y += scale·(x·Aᵀ)·Bᵀ. */
+  loadLora(layers: LoraLayers, scale: number): void {
+    const lora = this.plan.options.lora;
+    if (!lora) throw new GpuShapeError('loadLora', 'the engine was planned without LoRA; create it with options.lora');
+    for (let l = 0; l < this.model.numLayers; l++) {
+      for (const p of lora.targets) {
+        const pair = layers[l]?.[p];
+        const name = projectionWeightName(l, p);
+        if (!pair) throw new GpuShapeError('loadLora', `layer ${l} has no ${p} pair`);
+        this.mem.write(`${name}.lora_A`, pair.a.shape, Float32Array.from(pair.a.data));
+        this.mem.write(`${name}.lora_B`, pair.b.shape, Float32Array.from(pair.b.data));
+      }
+    }
+    this.loraScale = scale;
+    this.loraOn = true;
+  }
+
+  /** Runs without the adapter (the base model) or with it again. */
+  setLoraEnabled(on: boolean): void {
+    if (on && !this.plan.options.lora) throw new GpuShapeError('setLoraEnabled', 'the engine was planned without LoRA');
+    this.loraOn = on;
+  }
+
+  /** Tokens in a slot's cache. */
+  length(slot: number): number {
+    return this.lengths[slot];
+  }
+
+  /** Forgets a slot's sequence (its cache is overwritten from position 0 by the next step). */
+  reset(slot: number): void {
+    this.lengths[slot] = 0;
+  }
+
+  /**
+   * Appends each input's tokens to its slot's sequence and returns the logits (inputs.length, V) of each input's
+   * last token. Prefill is an input with many ids, decode one id per sequence; any mix works in one step. Steps
+   * larger than the planned T tokens run as several forwards.
+   */
+  async step(inputs: readonly StepInput[]): Promise<Float32Array> {
+    const { batch: B, context: S, maxTokens: T } = this.plan.options;
+    const V = this.model.vocabSize;
+    const tokens: PackedToken[] = [];
+    const seen = new Set<number>();
+    inputs.forEach((input, i) => {
+      if (!Number.isInteger(input.slot) || input.slot < 0 || input.slot >= B) throw new GpuShapeError('step', `slot ${input.slot} is outside 0..${B - 1}`);
+      if (seen.has(input.slot)) throw new GpuShapeError('step', `slot ${input.slot} appears twice in one step`);
+      seen.add(input.slot);
+      if (input.ids.length === 0) throw new GpuShapeError('step', `slot ${input.slot}: no tokens given`);
+      const start = this.lengths[input.slot];
+      if (start + input.ids.length > S) throw new GpuShapeError('step', `slot ${input.slot}: ${start} + ${input.ids.length} tokens exceed the context S = ${S}`);
+      input.ids.forEach((id, j) => {
+        if (!Number.isInteger(id) || id < 0 || id >= V) throw new GpuShapeError('step', `token id ${id} (slot ${input.slot}) is outside the vocabulary V = ${V}`);
+        tokens.push({ slot: input.slot, id, position: start + j, logitOf: j === input.ids.length - 1 ? i : -1 });
+      });
+    });
+    const logits = new Float32Array(inputs.length * V);
+    const before = this.rec.dispatchCount;
+    for (let from = 0; from < tokens.length; from += T) {
+      const group = tokens.slice(from, from + T);
+      const rows = await this.forward(group);
+      group.filter((t) => t.logitOf >= 0).forEach((t, r) => logits.set(rows.subarray(r * V, (r + 1) * V), t.logitOf * V));
+    }
+    for (const input of inputs) this.lengths[input.slot] += input.ids.length;
+    this.lastStepDispatches = this.rec.dispatchCount - before;
+    return logits;
+  }
+
+  /** One forward of ≤ T packed tokens; returns the logits of the tokens marked `logitOf >= 0`, in order. */
+  private async forward(tokens: readonly PackedToken[]): Promise<Float32Array> {
+    const m = this.model;
+    const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D, vocabSize: V } = m;
+    const { batch: B, context: S } = this.plan.options;
+    const T = tokens.length;
+    const mem = this.mem;
+    const ops = this.ops;
+    const rec = this.rec;
+    const buf = (name: string) => mem.buffer(name);
+    const bytes = (n: number) => ({ size: n * 4 });
+    // Bindings sized to this step's T tokens (the planned buffers hold the maximum).
+    const view = (name: string, elements: number) => ({ buffer: buf(name), ...bytes(elements) });
+
+    mem.writeRange('act.ids', Uint32Array.from(tokens, (t) => t.id));
+    mem.writeRange('act.positions', Uint32Array.from(tokens, (t) => t.position));
+    mem.writeRange('act.slots', Uint32Array.from(tokens, (t) => t.slot));
+    const ids = view('act.ids', T);
+    const positions = view('act.positions', T);
+    const slots = view('act.slots', T);
+    const x = view('act.x', T * C);
+    const xn = view('act.xn', T * C);
+
+    const lora = this.plan.options.lora;
+    const linear = (layer: number, p: ProjectionName, out: { buffer: GPUBuffer; size: number }, input: { buffer: GPUBuffer; size: number }) => {
+      const name = projectionWeightName(layer, p);
+      const biasName = `${name}.bias`;
+      let branch: LoraBranch | null = null;
+      if (this.loraOn && lora && lora.targets.includes(p)) {
+        branch = { a: buf(`${name}.lora_A`), b: buf(`${name}.lora_B`), u: view('act.loraU', T * lora.rank), rank: lora.rank, scale: this.loraScale };
+      }
+      ops.matmul.encode(rec, { out, x: input, w: mem.weight(`${name}.weight`), M: T, bias: mem.has(biasName) ? buf(biasName) : null, lora: branch });
+    };
+
+    ops.embedding.encode(rec, { out: x, ids, table: mem.weight('model.embed_tokens.weight'), T });
+    for (let l = 0; l < m.numLayers; l++) {
+      const prefix = `model.layers.${l}`;
+      const q = view('act.q', T * H * D);
+      const k = view('act.k', T * KVH * D);
+      const v = view('act.v', T * KVH * D);
+      const attn = view('act.attn', T * H * D);
+      const proj = view('act.proj', T * C);
+      ops.rmsnorm.encode(rec, { out: xn, x, weight: buf(`${prefix}.input_layernorm.weight`), M: T, C, eps: m.rmsNormEps });
+      if (m.qkNorm) {
+        const qRaw = view('act.qRaw', T * H * D);
+        const kRaw = view('act.kRaw', T * KVH * D);
+        linear(l, 'q_proj', qRaw, xn);
+        linear(l, 'k_proj', kRaw, xn);
+        ops.rmsnorm.encode(rec, { out: q, x: qRaw, weight: buf(`${prefix}.self_attn.q_norm.weight`), M: T * H, C: D, eps: m.rmsNormEps });
+        ops.rmsnorm.encode(rec, { out: k, x: kRaw, weight: buf(`${prefix}.self_attn.k_norm.weight`), M: T * KVH, C: D, eps: m.rmsNormEps });
+      } else {
+        linear(l, 'q_proj', q, xn);
+        linear(l, 'k_proj', k, xn);
+      }
+      linear(l, 'v_proj', v, xn);
+      const table = buf('rope.table');
+      ops.rope.encode(rec, { x: q, positions, table, T, NH: H, D, P: S });
+      ops.rope.encode(rec, { x: k, positions, table, T, NH: KVH, D, P: S });
+      const kCache = buf(`kv.${l}.k`);
+      const vCache = buf(`kv.${l}.v`);
+      ops.kvcache.write(rec, { k, v, slots, positions, kCache, vCache, T, KVH, D, S, B });
+      ops.attention.encode(rec, { out: attn, lse: view('act.lse', T * H), q, kCache, vCache, slots, positions, T, H, KVH, D, S, B });
+      linear(l, 'o_proj', proj, attn);
+      ops.residual.addInPlace(rec, { acc: x, b: proj, n: T * C });
+      ops.rmsnorm.encode(rec, { out: xn, x, weight: buf(`${prefix}.post_attention_layernorm.weight`), M: T, C, eps: m.rmsNormEps });
+      const gate = view('act.gate', T * I);
+      const up = view('act.up', T * I);
+      const act = view('act.mlp', T * I);
+      linear(l, 'gate_proj', gate, xn);
+      linear(l, 'up_proj', up, xn);
+      ops.swiglu.encode(rec, { out: act, gate, up, n: T * I });
+      linear(l, 'down_proj', proj, act);
+      ops.residual.addInPlace(rec, { acc: x, b: proj, n: T * C });
+    }
+
+    // Logits of the wanted rows only: copy their hidden states out, norm them, multiply by the LM head.
+    const wanted = tokens.map((t, i) => (t.logitOf >= 0 ? i : -1)).filter((i) => i >= 0);
+    const rows = wanted.length;
+    if (rows === 0) {
+      await rec.finish();
+      return new Float32Array(0);
+    }
+    const last = buf('act.lastHidden');
+    wanted.forEach((t, r) => rec.copy(buf('act.x'), t * C * 4, last, r * C * 4, C * 4));
+    ops.rmsnorm.encode(rec, { out: xn, x: { buffer: last, size: rows * C * 4 }, weight: buf('model.norm.weight'), M: rows, C, eps: m.rmsNormEps });
+    const head = mem.has('lm_head.weight') ? mem.weight('lm_head.weight') : mem.weight('model.embed_tokens.weight');
+    const logits = view('act.logits', rows * V);
+    ops.matmul.encode(rec, { out: logits, x: xn, w: head, M: rows });
+    rec.submit();
+    return readF32(this.ctx, buf('act.logits'), rows * V);
+  }
+
+  /** Destroys every buffer of the plan and the recorder's. */
+  destroy(): void {
+    this.rec.destroy();
+    this.mem.destroy();
+  }
+}
+

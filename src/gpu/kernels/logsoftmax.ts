@@ -1,0 +1,61 @@
+/**
+ * logsoftmax op (see logsoftmax.wgsl): per-row log-sum-exp over the vocabulary, then either the full
+ * log-probabilities (M, V) or only the chosen tokens' log-probabilities (M). One workgroup of 256 per row.
+ */
+import { requireBytes } from '../buffers.ts';
+import type { GpuContext } from '../device.ts';
+import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
+import type { BufferArg, Recorder } from '../recorder.ts';
+import { defineUniforms } from '../uniforms.ts';
+import { WGSL_GRID, WGSL_MATH, grid1d } from '../wgsl/common.ts';
+import source from './logsoftmax.wgsl?raw';
+
+export const LOG_SOFTMAX_PARAMS = defineUniforms('LogSoftmaxParams', { M: 'u32', V: 'u32' });
+
+const CODE = composeWgsl(WGSL_GRID, WGSL_MATH, LOG_SOFTMAX_PARAMS.wgsl, source);
+
+const LOG_SOFTMAX_BINDINGS: BindingSpec[] = [
+  { binding: 0, kind: 'uniform', name: 'params' },
+  { binding: 1, kind: 'read-only-storage', name: 'logits' },
+  { binding: 2, kind: 'storage', name: 'out' },
+  { binding: 3, kind: 'storage', name: 'lse' },
+];
+
+const TOKEN_LOGPROB_BINDINGS: BindingSpec[] = [
+  { binding: 0, kind: 'uniform', name: 'params' },
+  { binding: 1, kind: 'read-only-storage', name: 'logits' },
+  { binding: 3, kind: 'storage', name: 'lse' },
+  { binding: 4, kind: 'read-only-storage', name: 'targets' },
+  { binding: 5, kind: 'storage', name: 'logprob' },
+];
+
+export class LogSoftmaxOp {
+  private constructor(private readonly full: Kernel, private readonly token: Kernel) {}
+
+  static async create(ctx: GpuContext): Promise<LogSoftmaxOp> {
+    const [full, token] = await Promise.all([
+      getKernel(ctx, { name: 'logsoftmax.log_softmax', code: CODE, entryPoint: 'log_softmax', bindings: LOG_SOFTMAX_BINDINGS }),
+      getKernel(ctx, { name: 'logsoftmax.token_logprob', code: CODE, entryPoint: 'token_logprob', bindings: TOKEN_LOGPROB_BINDINGS }),
+    ]);
+    return new LogSoftmaxOp(full, token);
+  }
+
+  /** out (M, V) = logits − lse; lse (M). */
+  logSoftmax(rec: Recorder, args: { out: BufferArg; lse: BufferArg; logits: BufferArg; M: number; V: number }): void {
+    const { M, V } = args;
+    requireBytes('log_softmax', 'logits', args.logits, M * V * 4);
+    requireBytes('log_softmax', 'out', args.out, M * V * 4);
+    requireBytes('log_softmax', 'lse', args.lse, M * 4);
+    rec.dispatch(this.full, LOG_SOFTMAX_PARAMS.pack({ M, V }), { logits: args.logits, out: args.out, lse: args.lse }, grid1d(M));
+  }
+
+  /** logprob (M) = logits[m, targets[m]] − lse[m]; lse (M). Target ids are the caller's to check against V. */
+  tokenLogprob(rec: Recorder, args: { logprob: BufferArg; lse: BufferArg; logits: BufferArg; targets: BufferArg; M: number; V: number }): void {
+    const { M, V } = args;
+    requireBytes('token_logprob', 'logits', args.logits, M * V * 4);
+    requireBytes('token_logprob', 'targets', args.targets, M * 4);
+    requireBytes('token_logprob', 'logprob', args.logprob, M * 4);
+    requireBytes('token_logprob', 'lse', args.lse, M * 4);
+    rec.dispatch(this.token, LOG_SOFTMAX_PARAMS.pack({ M, V }), { logits: args.logits, lse: args.lse, targets: args.targets, logprob: args.logprob }, grid1d(M));
+  }
+}

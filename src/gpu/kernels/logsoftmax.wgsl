@@ -1,0 +1,94 @@
+// logsoftmax — log-probabilities over the vocabulary, per row of logits:
+//
+//   lse[m]        = log Σ_v exp(logits[m, v])                      (max-subtracted, in f32)
+//   out[m, v]     = logits[m, v] − lse[m]                           (entry log_softmax)
+//   logprob[m]    = logits[m, targets[m]] − lse[m]                  (entry token_logprob: no (M, V) output)
+//
+// token_logprob is what training and sampling need per chosen token: the LM head's logits are produced for a chunk
+// of rows at a time and reduced to one number per row here, so a (T, V) matrix never exists.
+//
+// Bindings (group 0), struct LogSoftmaxParams from LOG_SOFTMAX_PARAMS in logsoftmax.ts:
+//   0 params   uniform  LogSoftmaxParams { M, V }
+//   1 logits   read     f32 (M, V)
+//   2 out      rw       f32 (M, V)       (log_softmax only)
+//   3 lse      rw       f32 (M)
+//   4 targets  read     u32 (M), < V     (token_logprob only)
+//   5 logprob  rw       f32 (M)          (token_logprob only)
+//
+// Workgroup: 256 invocations per row (grid_index over M rows). Each keeps an online (max, sum) over a strided
+// slice of the row; a tree reduction merges the pairs as (m, s) ⊕ (m', s') = (M, s·e^(m−M) + s'·e^(m'−M)).
+// Backward (dlogits = dout − exp(out)·Σ dout, or for token log-probs onehot − softmax) will join this file.
+
+const WG: u32 = 256u;
+
+@group(0) @binding(0) var<uniform> params: LogSoftmaxParams;
+@group(0) @binding(1) var<storage, read> logits: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(3) var<storage, read_write> lse: array<f32>;
+@group(0) @binding(4) var<storage, read> targets: array<u32>;
+@group(0) @binding(5) var<storage, read_write> logprob: array<f32>;
+
+var<workgroup> red_m: array<f32, WG>;
+var<workgroup> red_s: array<f32, WG>;
+
+// The row's log-sum-exp, identical in every invocation of the workgroup.
+fn row_lse(row: u32, li: u32) -> f32 {
+  let o = row * params.V;
+  var m = NEG_BIG;
+  var s = 0.0;
+  for (var v = li; v < params.V; v = v + WG) {
+    let x = logits[o + v];
+    if (x > m) {
+      s = s * exp(m - x) + 1.0;
+      m = x;
+    } else {
+      s = s + exp(x - m);
+    }
+  }
+  red_m[li] = m;
+  red_s[li] = s;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (li < stride) {
+      let m2 = red_m[li + stride];
+      let s2 = red_s[li + stride];
+      let m1 = red_m[li];
+      let mm = max(m1, m2);
+      red_s[li] = red_s[li] * exp(m1 - mm) + s2 * exp(m2 - mm);
+      red_m[li] = mm;
+    }
+    workgroupBarrier();
+  }
+  return red_m[0] + log(red_s[0]);
+}
+
+@compute @workgroup_size(WG)
+fn log_softmax(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) li: u32) {
+  let row = grid_index(wid, nwg);
+  if (row >= params.M) {
+    return;
+  }
+  let l = row_lse(row, li);
+  let o = row * params.V;
+  for (var v = li; v < params.V; v = v + WG) {
+    out[o + v] = logits[o + v] - l;
+  }
+  if (li == 0u) {
+    lse[row] = l;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn token_logprob(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) li: u32) {
+  let row = grid_index(wid, nwg);
+  if (row >= params.M) {
+    return;
+  }
+  let l = row_lse(row, li);
+  if (li == 0u) {
+    lse[row] = l;
+    logprob[row] = logits[row * params.V + targets[row]] - l;
+  }
+}

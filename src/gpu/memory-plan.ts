@@ -1,0 +1,266 @@
+/**
+ * The memory plan: ONE table of every GPU buffer the engine uses — weights, LoRA adapters, activations, KV cache,
+ * tables, and (for training) checkpoints, gradients and optimiser state — each with its shape, dtype and bytes, and
+ * for weights too large for one binding, its row chunks. `allocatePlan` (allocate.ts) creates exactly these buffers;
+ * a tensor whose shape differs from the plan is an error there, never a silent reallocation. Pure TS, no WebGPU: the
+ * same table answers "how much GPU memory would Qwen3-0.6B need" in Node, from its config alone.
+ *
+ * Dimension letters (used on every buffer of src/gpu): B sequence slots (batch), S context length per slot, T tokens
+ * per forward (a prefill chunk, or B for one decode step), C hidden, I MLP width, V vocabulary, L layers, H query
+ * heads, KVH key/value heads, D head size, R LoRA rank, P RoPE table positions (= S).
+ *
+ * Storage: matrices of the base model are packed f16 (2 bytes per element, 'f16x2' words of two), everything else
+ * f32 (norm weights, biases, adapters and their gradients, activations, KV cache) or u32 (token ids, positions).
+ */
+import { GpuShapeError } from './errors.ts';
+import { splitRows, type RowChunk } from './split.ts';
+
+/** The model dimensions the plan needs; `ModelConfig` of src/model has these fields (structural match). */
+export interface PlanDims {
+  vocabSize: number;
+  hiddenSize: number;
+  intermediateSize: number;
+  numLayers: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  tieWordEmbeddings: boolean;
+  qkvBias: boolean;
+  qkNorm: boolean;
+}
+
+/** Hugging Face projection names, the LoRA targets. */
+export const PROJECTION_NAMES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+export type ProjectionName = (typeof PROJECTION_NAMES)[number];
+
+export interface PlanOptions {
+  /** B: sequence slots of the KV cache (sequences decoded together). */
+  batch: number;
+  /** S: positions per slot (prompt + generation). */
+  context: number;
+  /** T: most tokens in one forward (prefill chunk); at least B. Default max(B, min(S, 512)). */
+  maxTokens?: number;
+  /** Rows of logits computed per forward (the last token of each sequence when sampling). Default B. */
+  logitRows?: number;
+  lora?: { rank: number; targets: readonly ProjectionName[] } | null;
+  /** Largest bytes per binding/buffer for splitting weights. Default 128 MiB (WebGPU's default binding limit). */
+  maxBindingBytes?: number;
+  /** Training buffers (issue 5): per-layer checkpoints, activation gradients, adapter gradients and AdamW state. */
+  training?: { logitChunkRows: number } | null;
+}
+
+export type TensorKind = 'weight' | 'adapter' | 'activation' | 'kv-cache' | 'table' | 'checkpoint' | 'gradient' | 'optimizer';
+export type TensorDType = 'f16x2' | 'f32' | 'u32';
+
+export interface PlanEntry {
+  /** Unique name; weights use their Hugging Face tensor name. */
+  name: string;
+  kind: TensorKind;
+  dtype: TensorDType;
+  /** Logical shape in elements (a packed f16 matrix keeps its (rows, cols) shape). */
+  shape: number[];
+  bytes: number;
+  /** Row chunks, each its own buffer, when the tensor is larger than one binding; null otherwise. */
+  chunks: RowChunk[] | null;
+  layer: number | null;
+}
+
+export interface MemoryPlan {
+  dims: PlanDims;
+  options: Required<Omit<PlanOptions, 'lora' | 'training'>> & Pick<PlanOptions, 'lora' | 'training'>;
+  entries: PlanEntry[];
+  byKind: Record<TensorKind, number>;
+  totalBytes: number;
+  /** The largest single buffer (after splitting): what `maxBufferSize` and the binding limit must cover. */
+  largestBufferBytes: number;
+}
+
+const DEFAULT_MAX_BINDING = 128 * 1024 * 1024;
+
+const BYTES: Record<TensorDType, number> = { f16x2: 2, f32: 4, u32: 4 };
+
+/** (out, in) of a projection. */
+export function projectionShape(dims: PlanDims, p: ProjectionName): [number, number] {
+  const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D } = dims;
+  switch (p) {
+    case 'q_proj':
+      return [H * D, C];
+    case 'k_proj':
+    case 'v_proj':
+      return [KVH * D, C];
+    case 'o_proj':
+      return [C, H * D];
+    case 'gate_proj':
+    case 'up_proj':
+      return [I, C];
+    case 'down_proj':
+      return [C, I];
+    default:
+      throw new Error(`unknown projection ${p satisfies never}`);
+  }
+}
+
+export function projectionWeightName(layer: number, p: ProjectionName): string {
+  const module = p === 'gate_proj' || p === 'up_proj' || p === 'down_proj' ? 'mlp' : 'self_attn';
+  return `model.layers.${layer}.${module}.${p}`;
+}
+
+export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
+  const { vocabSize: V, hiddenSize: C, intermediateSize: I, numLayers: L, numHeads: H, numKvHeads: KVH, headDim: D } = dims;
+  const B = options.batch;
+  const S = options.context;
+  const T = options.maxTokens ?? Math.max(B, Math.min(S, 512));
+  const logitRows = options.logitRows ?? B;
+  const maxBindingBytes = options.maxBindingBytes ?? DEFAULT_MAX_BINDING;
+  const lora = options.lora ?? null;
+  const training = options.training ?? null;
+  const R = lora?.rank ?? 0;
+  const positive = { B, S, T, logitRows, L, C, I, V, H, KVH, D, ...(lora ? { R } : {}) };
+  for (const [name, value] of Object.entries(positive)) {
+    if (!Number.isInteger(value) || value <= 0) throw new GpuShapeError('planMemory', `${name} = ${value} must be a positive integer`);
+  }
+  if (T < B) throw new GpuShapeError('planMemory', `tokens per forward T = ${T} must be at least the batch B = ${B} (one decode step is B tokens)`);
+  if (logitRows > T) throw new GpuShapeError('planMemory', `logit rows ${logitRows} exceed the tokens per forward T = ${T}`);
+  if (D % 2 !== 0 || C % 2 !== 0 || I % 2 !== 0 || (H * D) % 2 !== 0) throw new GpuShapeError('planMemory', `C = ${C}, I = ${I} and D = ${D} must be even (f16 pairs, RoPE halves)`);
+  if (H % KVH !== 0) throw new GpuShapeError('planMemory', `H = ${H} must be a multiple of KVH = ${KVH}`);
+  const entries: PlanEntry[] = [];
+
+  const add = (name: string, kind: TensorKind, dtype: TensorDType, shape: number[], layer: number | null = null) => {
+    const elements = shape.reduce((a, b) => a * b, 1);
+    const bytes = elements * BYTES[dtype];
+    let chunks: RowChunk[] | null = null;
+    // Only base-model matrices are split (the kernels that read them dispatch per chunk); anything else must fit
+    // one binding, which allocatePlan checks against the device.
+    if (bytes > maxBindingBytes && dtype === 'f16x2') chunks = splitRows(shape[0], bytes / shape[0], maxBindingBytes, name);
+    entries.push({ name, kind, dtype, shape, bytes, chunks, layer });
+  };
+
+  // Weights.
+  add('model.embed_tokens.weight', 'weight', 'f16x2', [V, C]);
+  for (let l = 0; l < L; l++) {
+    add(`model.layers.${l}.input_layernorm.weight`, 'weight', 'f32', [C], l);
+    for (const p of PROJECTION_NAMES) {
+      add(`${projectionWeightName(l, p)}.weight`, 'weight', 'f16x2', projectionShape(dims, p), l);
+      if (dims.qkvBias && (p === 'q_proj' || p === 'k_proj' || p === 'v_proj')) add(`${projectionWeightName(l, p)}.bias`, 'weight', 'f32', [projectionShape(dims, p)[0]], l);
+    }
+    if (dims.qkNorm) {
+      add(`model.layers.${l}.self_attn.q_norm.weight`, 'weight', 'f32', [D], l);
+      add(`model.layers.${l}.self_attn.k_norm.weight`, 'weight', 'f32', [D], l);
+    }
+    add(`model.layers.${l}.post_attention_layernorm.weight`, 'weight', 'f32', [C], l);
+  }
+  add('model.norm.weight', 'weight', 'f32', [C]);
+  if (!dims.tieWordEmbeddings) add('lm_head.weight', 'weight', 'f16x2', [V, C]);
+
+  // LoRA adapters (f32 master copies): A (R, in), B (out, R).
+  if (lora) {
+    for (let l = 0; l < L; l++) {
+      for (const p of lora.targets) {
+        const [out, inp] = projectionShape(dims, p);
+        add(`${projectionWeightName(l, p)}.lora_A`, 'adapter', 'f32', [R, inp], l);
+        add(`${projectionWeightName(l, p)}.lora_B`, 'adapter', 'f32', [out, R], l);
+      }
+    }
+  }
+
+  // Tables.
+  add('rope.table', 'table', 'f32', [S, D / 2, 2]);
+
+  // KV cache: per layer, keys (after RoPE) and values of every slot and position.
+  for (let l = 0; l < L; l++) {
+    add(`kv.${l}.k`, 'kv-cache', 'f32', [B, S, KVH, D], l);
+    add(`kv.${l}.v`, 'kv-cache', 'f32', [B, S, KVH, D], l);
+  }
+
+  // Activations of one forward of T tokens, reused by every layer.
+  const acts: Array<[string, TensorDType, number[]]> = [
+    ['act.ids', 'u32', [T]],
+    ['act.positions', 'u32', [T]],
+    ['act.slots', 'u32', [T]],
+    ['act.x', 'f32', [T, C]],
+    ['act.xn', 'f32', [T, C]],
+    ['act.q', 'f32', [T, H * D]],
+    ['act.k', 'f32', [T, KVH * D]],
+    ['act.v', 'f32', [T, KVH * D]],
+    ...(dims.qkNorm
+      ? ([
+          ['act.qRaw', 'f32', [T, H * D]],
+          ['act.kRaw', 'f32', [T, KVH * D]],
+        ] as Array<[string, TensorDType, number[]]>)
+      : []),
+    ['act.attn', 'f32', [T, H * D]],
+    ['act.lse', 'f32', [T, H]],
+    ['act.proj', 'f32', [T, C]],
+    ['act.gate', 'f32', [T, I]],
+    ['act.up', 'f32', [T, I]],
+    ['act.mlp', 'f32', [T, I]],
+    ...(lora ? ([['act.loraU', 'f32', [T, R]]] as Array<[string, TensorDType, number[]]>) : []),
+    ['act.lastHidden', 'f32', [logitRows, C]],
+    ['act.logits', 'f32', [logitRows, V]],
+  ];
+  for (const [name, dtype, shape] of acts) add(name, 'activation', dtype, shape);
+
+  // Training (issue 5): layer inputs kept for per-layer recomputation, gradients of one layer's activations, the
+  // adapter's gradients and AdamW moments, and the LM head's logits in chunks of rows (never T × V at once).
+  if (training) {
+    for (let l = 0; l < L; l++) add(`train.checkpoint.${l}`, 'checkpoint', 'f32', [T, C], l);
+    for (const [name, dtype, shape] of acts) {
+      if (dtype === 'f32' && !['act.lastHidden', 'act.logits', 'act.lse'].includes(name)) add(name.replace('act.', 'grad.'), 'gradient', 'f32', shape);
+    }
+    // The backward of a LoRA projection needs its u = x·Aᵀ: one (T, R) buffer per target, kept through the layer.
+    if (lora) for (const p of lora.targets) add(`act.loraU.${p}`, 'activation', 'f32', [T, R]);
+    add('train.logitChunk', 'activation', 'f32', [training.logitChunkRows, V]);
+    add('train.tokenLogprobs', 'activation', 'f32', [T]);
+    if (lora) {
+      for (const e of entries.filter((x) => x.kind === 'adapter')) {
+        add(`grad.${e.name}`, 'gradient', 'f32', e.shape, e.layer);
+        add(`adam.m.${e.name}`, 'optimizer', 'f32', e.shape, e.layer);
+        add(`adam.v.${e.name}`, 'optimizer', 'f32', e.shape, e.layer);
+      }
+    }
+  }
+
+  const byKind: Record<TensorKind, number> = { weight: 0, adapter: 0, activation: 0, 'kv-cache': 0, table: 0, checkpoint: 0, gradient: 0, optimizer: 0 };
+  let largest = 0;
+  for (const e of entries) {
+    byKind[e.kind] += e.bytes;
+    largest = Math.max(largest, ...(e.chunks ? e.chunks.map((c) => c.bytes) : [e.bytes]));
+  }
+  return {
+    dims,
+    options: { batch: B, context: S, maxTokens: T, logitRows, maxBindingBytes, lora, training },
+    entries,
+    byKind,
+    totalBytes: entries.reduce((a, e) => a + e.bytes, 0),
+    largestBufferBytes: largest,
+  };
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
+/**
+ * The plan as text: totals by kind, then the entries, with per-layer entries of layers 1..L−1 folded into "× L"
+ * lines (every layer has the same shapes).
+ */
+export function formatPlan(plan: MemoryPlan, { allEntries = false } = {}): string {
+  const lines: string[] = [];
+  const { batch, context, maxTokens, lora } = plan.options;
+  lines.push(`memory plan: B=${batch} S=${context} T=${maxTokens}${lora ? ` LoRA R=${lora.rank} on ${lora.targets.join(',')}` : ''}`);
+  for (const [kind, bytes] of Object.entries(plan.byKind)) if (bytes > 0) lines.push(`  ${kind.padEnd(11)} ${formatBytes(bytes).padStart(11)}`);
+  lines.push(`  ${'total'.padEnd(11)} ${formatBytes(plan.totalBytes).padStart(11)}   (largest buffer ${formatBytes(plan.largestBufferBytes)})`);
+  const L = plan.dims.numLayers;
+  for (const e of plan.entries) {
+    if (!allEntries && e.layer !== null && e.layer > 0) continue;
+    const perLayer = !allEntries && e.layer === 0;
+    const name = perLayer ? e.name.replace(/\.0\./, '.{l}.').replace(/^kv\.0/, 'kv.{l}') : e.name;
+    const bytes = perLayer ? `${formatBytes(e.bytes)} × ${L}` : formatBytes(e.bytes);
+    const chunks = e.chunks ? `  split in ${e.chunks.length} (${e.chunks.map((c) => c.rows).join('+')} rows)` : '';
+    lines.push(`  ${e.kind.padEnd(11)} ${name.padEnd(52)} ${e.dtype.padEnd(6)} (${e.shape.join(', ')})`.padEnd(100) + ` ${bytes}${chunks}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,60 @@
+/**
+ * The 2×2 outcome matrix: rows say whether A solved a question, columns whether B did; each cell is a button that
+ * shows only those questions (pressed again, or "All", shows every question). Counts follow the other filters.
+ */
+import { OUTCOME_LABELS, type Outcome } from './outcome-matrix.ts';
+import { useStore } from '../store/store.ts';
+
+export function OutcomeMatrix({ counts, total, policyA, policyB }: { counts: Record<Outcome, number>; total: number; policyA: string; policyB: string }) {
+  const filter = useStore((s) => s.compareFilter.outcome);
+  const setFilter = useStore((s) => s.setCompareFilter);
+  const cell = (outcome: Outcome) => {
+    const pressed = filter === outcome;
+    const n = counts[outcome];
+    return (
+      <td className={`matrix-cell outcome-${outcome}`}>
+        <button type="button" aria-pressed={pressed} onClick={() => setFilter({ outcome: pressed ? 'all' : outcome })} aria-label={`${OUTCOME_LABELS[outcome]}: ${n} question${n === 1 ? '' : 's'}`}>
+          <span className="matrix-count">{n}</span>
+          <span className="matrix-label">{OUTCOME_LABELS[outcome]}</span>
+        </button>
+      </td>
+    );
+  };
+  return (
+    <div className="matrix-wrap">
+      <table className="outcome-matrix">
+        <caption>Outcome per question ({total} played by both)</caption>
+        <thead>
+          <tr>
+            <td />
+            <th scope="col">
+              B solved <span className="meta">({policyB})</span>
+            </th>
+            <th scope="col">
+              B did not <span className="meta">({policyB})</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <th scope="row">
+              A solved <span className="meta">({policyA})</span>
+            </th>
+            {cell('both')}
+            {cell('onlyA')}
+          </tr>
+          <tr>
+            <th scope="row">
+              A did not <span className="meta">({policyA})</span>
+            </th>
+            {cell('onlyB')}
+            {cell('neither')}
+          </tr>
+        </tbody>
+      </table>
+      <button type="button" className="matrix-all" aria-pressed={filter === 'all'} onClick={() => setFilter({ outcome: 'all' })}>
+        All questions ({total})
+      </button>
+    </div>
+  );
+}
