@@ -6,15 +6,33 @@
  *   app serves it itself, never from a CDN, so it works offline once loaded.
  * - `public/` is copied into `dist/` as is; `public/bundles/` holds the generated data bundles (`npm run data:demo`,
  *   run by `prebuild`; `npm run data:spider`), fetched at run time as `bundles/<name>/manifest.json`.
+ * - A service worker (vite-plugin-pwa) precaches the build, so the app works offline once loaded.
  * - `appType: 'mpa'`: no SPA fallback, so a missing file is a 404 in dev and preview, as on a static host.
  */
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
 
 export default defineConfig({
   base: './',
   appType: 'mpa',
-  plugins: [react()],
+  plugins: [
+    react(),
+    // A service worker that precaches the whole build (JS, WASM, data bundles), so the app keeps working, reloads
+    // included, after the network goes away. Updates install on the next visit (autoUpdate).
+    VitePWA({
+      registerType: 'autoUpdate',
+      injectRegister: 'script',
+      manifest: false,
+      workbox: {
+        globPatterns: ['**/*.{html,js,css,wasm,json,sqlite}'],
+        // Data bundles and sql.js's WASM are larger than Workbox's 2 MiB default.
+        maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
+        navigateFallback: null,
+        cleanupOutdatedCaches: true,
+      },
+    }),
+  ],
   worker: { format: 'es' },
   // sql.js is CommonJS and first seen inside the worker; pre-bundle it up front so `npm run dev` does not reload.
   optimizeDeps: { include: ['sql.js'] },
