@@ -26,8 +26,12 @@ export interface InvalidAction {
 
 export type ParsedAction = Action | InvalidAction;
 
-/** What a caller may hand to `step`: canonical text, or an object (ANSWER may carry a structured value). */
-export type ActionInput = string | Action | { type: 'ANSWER'; value: AnswerValue };
+/**
+ * What a caller may hand to `step`: canonical text, or an object (ANSWER may carry a structured value). A policy
+ * that already knows its output is not an action (a model's malformed tool call) passes an `InvalidAction` with its
+ * own reason, which the observation then states.
+ */
+export type ActionInput = string | Action | { type: 'ANSWER'; value: AnswerValue } | InvalidAction;
 
 const ACTION_PATTERN = /^\s*([A-Za-z]+)\b[ \t]*:?([\s\S]*)$/;
 
@@ -83,6 +87,8 @@ export function normalizeAction(input: unknown): ParsedAction {
       const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
       return text === '' ? invalid(raw, 'ANSWER needs a non-empty value.') : { type: 'ANSWER', value: text };
     }
+    case 'INVALID':
+      return typeof obj.reason === 'string' && obj.reason.trim() !== '' ? invalid(typeof obj.raw === 'string' ? obj.raw : raw, obj.reason) : invalid(raw, 'An invalid action needs a reason.');
     default:
       return invalid(raw, `Unknown action type '${String(obj.type)}'.`);
   }

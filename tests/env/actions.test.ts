@@ -41,6 +41,11 @@ describe('normalizeAction', () => {
     expect(normalizeAction({ type: 'ANSWER', value: 3.5 })).toEqual({ type: 'ANSWER', value: '3.5' });
   });
 
+  it('keeps the reason of an invalid action a policy passes on', () => {
+    expect(normalizeAction({ type: 'INVALID', raw: '<tool_call>{bad', reason: 'The tool call is not JSON.' })).toEqual({ type: 'INVALID', raw: '<tool_call>{bad', reason: 'The tool call is not JSON.' });
+    expect(normalizeAction({ type: 'INVALID', reason: ' ' })).toMatchObject({ type: 'INVALID', reason: 'An invalid action needs a reason.' });
+  });
+
   it.each([null, 42, {}, { type: 'DESCRIBE' }, { type: 'QUERY', sql: '' }, { type: 'FLY' }, { type: 'ANSWER' }])('rejects %j without throwing', (input) => {
     expect(normalizeAction(input).type).toBe('INVALID');
   });

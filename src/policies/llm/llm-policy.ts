@@ -1,0 +1,146 @@
+/**
+ * A language model as a policy. Each turn: build the chat (prompt.ts) from the episode so far and the shots, fit it
+ * to the context, hand its token ids to the injected `generate` (the WebGPU engine in the app, a script in tests),
+ * parse the completion (parse.ts) and return the action with the raw text, thinking included.
+ *
+ * The text generator is the only model-specific part, so this file runs unchanged on any engine. `generate` must
+ * stop at `<|im_end|>` / `<|endoftext|>` or after `maxNewTokens` new tokens; a reply that reaches the limit
+ * without an end token counts as cut off. Sampling is seeded from the episode's generator, so one seed gives one
+ * episode. Malformed replies never throw: they become invalid actions, which cost a step in the environment.
+ */
+import type { ParsedAction } from '../../env/actions.ts';
+import type { Tokenizer } from '../../model/tokenizer.ts';
+import type { Policy, PolicyContext, PolicyDecision } from '../policy.ts';
+import { parseCompletion, type ParseOptions, type ParsedCompletion } from './parse.ts';
+import { buildPrompt, stepsFromHistory, type Shot } from './prompt.ts';
+
+export interface GenerateOptions {
+  /** Per-turn token limit. */
+  maxNewTokens: number;
+  /** 0 means greedy. */
+  temperature: number;
+  topP: number;
+  /** Seed of the sampler for this turn (uint32). */
+  seed: number;
+}
+
+export interface Generation {
+  /** New token ids only (not the prompt), end token included when the model produced one. */
+  tokenIds: number[];
+  /** The new tokens as text. */
+  text: string;
+  /** Log-probability of each new token under the sampling distribution used. */
+  logProbs?: number[];
+}
+
+export type Generate = (promptTokenIds: number[], options: GenerateOptions) => Promise<Generation>;
+
+export interface LlmPolicyOptions {
+  generate: Generate;
+  tokenizer: Tokenizer;
+  /** Few-shot examples (`buildOracleShots`); [] for zero-shot. */
+  shots?: readonly Shot[];
+  /** Qwen3 thinking; default false. */
+  thinking?: boolean;
+  /** Per-turn token limit; default 256 (1024 with thinking). */
+  maxNewTokens?: number;
+  /** Context length the prompt and the reply share; default 4096 tokens. */
+  contextTokens?: number;
+  /** Default 0.7 (0.6 with thinking), Qwen3's recommendation. */
+  temperature?: number;
+  /** Default 0.8 (0.95 with thinking), Qwen3's recommendation. */
+  topP?: number;
+  multipleCalls?: ParseOptions['multipleCalls'];
+  /** Shown in records and lists; default 'qwen'. */
+  name?: string;
+}
+
+export interface LlmTurnStats {
+  promptTokens: number;
+  newTokens: number;
+  /** Wall time of `generate`, prefill included. */
+  seconds: number;
+  /** New tokens per second of wall time (prefill included); 0 when no time was measured. */
+  tokensPerSecond: number;
+  /** The reply reached the token limit without an end token. */
+  cutByLimit: boolean;
+  truncatedOutputs: number;
+  droppedShots: number;
+  /** The prompt fit its budget (contextTokens − maxNewTokens). */
+  promptFits: boolean;
+}
+
+/** A `PolicyDecision` with what a model turn adds: the parse, the tokens and their statistics. */
+export interface LlmDecision extends PolicyDecision {
+  /** The action as parsed here, with the reason when invalid (the environment parses `action` again). */
+  parsed: ParsedAction;
+  completion: ParsedCompletion;
+  stats: LlmTurnStats;
+  promptTokenIds: number[];
+  tokenIds: number[];
+  logProbs?: number[];
+}
+
+/** A uint32 sampler seed from the episode's generator. */
+function turnSeed(context: PolicyContext): number {
+  return Math.floor(context.rng.next() * 2 ** 32) >>> 0;
+}
+
+export class LlmPolicy implements Policy {
+  readonly name: string;
+  private readonly options: LlmPolicyOptions;
+  private readonly endTokens: ReadonlySet<number>;
+
+  constructor(options: LlmPolicyOptions) {
+    this.options = options;
+    this.name = options.name ?? 'qwen';
+    this.endTokens = new Set([options.tokenizer.special.imEnd, options.tokenizer.special.endOfText]);
+  }
+
+  get maxNewTokens(): number {
+    return this.options.maxNewTokens ?? (this.options.thinking ? 1024 : 256);
+  }
+
+  async act(context: PolicyContext): Promise<LlmDecision> {
+    const { tokenizer, thinking = false } = this.options;
+    const maxNewTokens = this.maxNewTokens;
+    const contextTokens = this.options.contextTokens ?? 4096;
+    const prompt = buildPrompt(
+      tokenizer,
+      { first: context.first.text, steps: stepsFromHistory(context.history) },
+      { shots: this.options.shots ?? [], thinking, budgetTokens: contextTokens - maxNewTokens },
+    );
+    const generateOptions: GenerateOptions = {
+      maxNewTokens,
+      temperature: this.options.temperature ?? (thinking ? 0.6 : 0.7),
+      topP: this.options.topP ?? (thinking ? 0.95 : 0.8),
+      seed: turnSeed(context),
+    };
+    const started = performance.now();
+    const generation = await this.options.generate(prompt.tokenIds, generateOptions);
+    const seconds = (performance.now() - started) / 1000;
+    const last = generation.tokenIds.at(-1);
+    const cutByLimit = generation.tokenIds.length >= maxNewTokens && (last === undefined || !this.endTokens.has(last));
+    const completion = parseCompletion(generation.text, { cutByLimit, maxNewTokens, multipleCalls: this.options.multipleCalls });
+    const newTokens = generation.tokenIds.length;
+    return {
+      action: completion.action,
+      rawText: generation.text,
+      parsed: completion.action,
+      completion,
+      stats: {
+        promptTokens: prompt.tokenIds.length,
+        newTokens,
+        seconds,
+        tokensPerSecond: seconds > 0 ? newTokens / seconds : 0,
+        cutByLimit,
+        truncatedOutputs: prompt.truncatedOutputs,
+        droppedShots: prompt.droppedShots,
+        promptFits: prompt.fits,
+      },
+      promptTokenIds: prompt.tokenIds,
+      tokenIds: generation.tokenIds,
+      ...(generation.logProbs && { logProbs: generation.logProbs }),
+    };
+  }
+}
