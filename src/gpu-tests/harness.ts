@@ -11,7 +11,10 @@ import { checkAttention } from './checks/attention.ts';
 import { checkDevice } from './checks/device.ts';
 import { checkEmbedding, checkLogSoftmax, checkResidual, checkRmsnorm, checkRope, checkSwiglu } from './checks/elementwise.ts';
 import { checkEngine, checkEngineLora, checkEngineQwen2 } from './checks/engine.ts';
+import { checkEngineSample } from './checks/engine-sample.ts';
 import { checkMatmul } from './checks/matmul.ts';
+import { checkQuantEmbedding, checkQuantEngine, checkQuantMatmul } from './checks/quant.ts';
+import { checkSampleDistribution, checkSampleGreedy, checkSampleVocab } from './checks/sample.ts';
 
 /** A check returns its comparisons; `note` records figures it reports without asserting (dispatch counts…). */
 export type Check = (ctx: GpuContext, seed: number, note: (text: string) => void) => Promise<Comparison[]>;
@@ -28,6 +31,13 @@ const CHECKS: Record<string, Check> = {
   engine: checkEngine,
   'engine-lora': checkEngineLora,
   'engine-qwen2': checkEngineQwen2,
+  'sample-greedy': checkSampleGreedy,
+  'sample-vocab': checkSampleVocab,
+  'sample-distribution': checkSampleDistribution,
+  'engine-sample': checkEngineSample,
+  'quant-matmul': checkQuantMatmul,
+  'quant-embedding': checkQuantEmbedding,
+  'quant-engine': checkQuantEngine,
 };
 
 export interface CheckReport {

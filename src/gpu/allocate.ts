@@ -8,8 +8,9 @@
 import { allocateChecked, createStorage, writeBuffer } from './buffers.ts';
 import type { GpuContext } from './device.ts';
 import { GpuLimitError, GpuShapeError } from './errors.ts';
-import { formatBytes, type MemoryPlan, type PlanEntry } from './memory-plan.ts';
-import { destroyPackedWeight, type PackedWeight } from './packed-weight.ts';
+import { formatBytes, matrixFormat, type MemoryPlan, type PlanEntry } from './memory-plan.ts';
+import { destroyPackedWeight, formatOf, type PackedWeight } from './packed-weight.ts';
+import { weightRowWords } from './quant.ts';
 import { maxChunkBytes } from './split.ts';
 
 function sameShape(a: readonly number[], b: readonly number[]): boolean {
@@ -46,15 +47,15 @@ export class AllocatedPlan {
   buffer(name: string, shape?: readonly number[]): GPUBuffer {
     this.entry(name, shape);
     const buffer = this.buffers.get(name);
-    if (!buffer) throw new GpuShapeError(`tensor ${name}`, 'is a packed f16 weight: use weight()');
+    if (!buffer) throw new GpuShapeError(`tensor ${name}`, 'is a packed weight: use weight()');
     return buffer;
   }
 
-  /** A packed-f16 weight (possibly in chunks). */
+  /** A packed weight, f16 or quantised (possibly in chunks). */
   weight(name: string, shape?: readonly number[]): PackedWeight {
     this.entry(name, shape);
     const weight = this.weights.get(name);
-    if (!weight) throw new GpuShapeError(`tensor ${name}`, 'is not a packed f16 weight: use buffer()');
+    if (!weight) throw new GpuShapeError(`tensor ${name}`, 'is not a packed weight: use buffer()');
     return weight;
   }
 
@@ -76,10 +77,10 @@ export class AllocatedPlan {
     writeBuffer(this.ctx, this.buffer(name), values);
   }
 
-  /** Uploads packed f16 words (rows, cols/2) of a weight with the given shape. */
+  /** Uploads packed words (rows, weightRowWords) of a weight with the given shape, encoded in the plan's format. */
   writePacked(name: string, shape: readonly number[], words: Uint32Array): void {
     const weight = this.weight(name, shape);
-    const rowWords = weight.cols / 2;
+    const rowWords = weightRowWords(formatOf(weight), weight.cols);
     if (words.length !== weight.rows * rowWords) throw new GpuShapeError(`tensor ${name}`, `${words.length} words given, the plan holds ${weight.rows * rowWords}`);
     for (const chunk of weight.chunks) writeBuffer(this.ctx, chunk.buffer, words.subarray(chunk.row0 * rowWords, (chunk.row0 + chunk.rows) * rowWords));
   }
@@ -107,13 +108,15 @@ export async function allocatePlan(ctx: GpuContext, plan: MemoryPlan): Promise<A
     const buffers = new Map<string, GPUBuffer>();
     const weights = new Map<string, PackedWeight>();
     for (const e of plan.entries) {
-      if (e.dtype === 'f16x2') {
+      const format = matrixFormat(e.dtype);
+      if (format) {
         const [rows, cols] = e.shape;
         const chunks = e.chunks ?? [{ row0: 0, rows, byteOffset: 0, bytes: e.bytes }];
         weights.set(e.name, {
           label: e.name,
           rows,
           cols,
+          format,
           chunks: chunks.map((c, i) => ({ buffer: createStorage(ctx, chunks.length > 1 ? `${e.name}[${i}]` : e.name, c.bytes), row0: c.row0, rows: c.rows })),
         });
       } else {

@@ -9,10 +9,13 @@
  * per forward (a prefill chunk, or B for one decode step), C hidden, I MLP width, V vocabulary, L layers, H query
  * heads, KVH key/value heads, D head size, R LoRA rank, P RoPE table positions (= S).
  *
- * Storage: matrices of the base model are packed f16 (2 bytes per element, 'f16x2' words of two), everything else
- * f32 (norm weights, biases, adapters and their gradients, activations, KV cache) or u32 (token ids, positions).
+ * Storage: matrices of the base model are packed in the plan's weight format (quant.ts): 'f16x2' (2 bytes per
+ * element, words of two halves; the default and the reference), 'q8g32' (1 byte per element + one f32 scale per 32:
+ * 1.125 bytes) or 'q4g32' (0.625 bytes); everything else f32 (norm weights, biases, adapters and their gradients,
+ * activations, KV cache) or u32 (token ids, positions, sampler keys and results).
  */
 import { GpuShapeError } from './errors.ts';
+import { checkWeightShape, weightBytes, type WeightFormat } from './quant.ts';
 import { splitRows, type RowChunk } from './split.ts';
 
 /** The model dimensions the plan needs; `ModelConfig` of src/model has these fields (structural match). */
@@ -45,12 +48,20 @@ export interface PlanOptions {
   lora?: { rank: number; targets: readonly ProjectionName[] } | null;
   /** Largest bytes per binding/buffer for splitting weights. Default 128 MiB (WebGPU's default binding limit). */
   maxBindingBytes?: number;
+  /** Storage of the base model's matrices (embedding, projections, lm_head). Default 'f16' (the reference). */
+  weights?: WeightFormat;
   /** Training buffers (issue 5): per-layer checkpoints, activation gradients, adapter gradients and AdamW state. */
   training?: { logitChunkRows: number } | null;
 }
 
 export type TensorKind = 'weight' | 'adapter' | 'activation' | 'kv-cache' | 'table' | 'checkpoint' | 'gradient' | 'optimizer';
-export type TensorDType = 'f16x2' | 'f32' | 'u32';
+export type TensorDType = 'f16x2' | 'q8g32' | 'q4g32' | 'f32' | 'u32';
+
+/** The dtype of a matrix stored in `format`, and back. */
+export const MATRIX_DTYPE: Record<WeightFormat, TensorDType> = { f16: 'f16x2', q8: 'q8g32', q4: 'q4g32' };
+export function matrixFormat(dtype: TensorDType): WeightFormat | null {
+  return dtype === 'f16x2' ? 'f16' : dtype === 'q8g32' ? 'q8' : dtype === 'q4g32' ? 'q4' : null;
+}
 
 export interface PlanEntry {
   /** Unique name; weights use their Hugging Face tensor name. */
@@ -77,7 +88,7 @@ export interface MemoryPlan {
 
 const DEFAULT_MAX_BINDING = 128 * 1024 * 1024;
 
-const BYTES: Record<TensorDType, number> = { f16x2: 2, f32: 4, u32: 4 };
+const BYTES: Record<'f32' | 'u32', number> = { f32: 4, u32: 4 };
 
 /** (out, in) of a projection. */
 export function projectionShape(dims: PlanDims, p: ProjectionName): [number, number] {
@@ -114,6 +125,8 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   const maxBindingBytes = options.maxBindingBytes ?? DEFAULT_MAX_BINDING;
   const lora = options.lora ?? null;
   const training = options.training ?? null;
+  const format = options.weights ?? 'f16';
+  const matrix = MATRIX_DTYPE[format];
   const R = lora?.rank ?? 0;
   const positive = { B, S, T, logitRows, L, C, I, V, H, KVH, D, ...(lora ? { R } : {}) };
   for (const [name, value] of Object.entries(positive)) {
@@ -122,25 +135,27 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   if (T < B) throw new GpuShapeError('planMemory', `tokens per forward T = ${T} must be at least the batch B = ${B} (one decode step is B tokens)`);
   if (logitRows > T) throw new GpuShapeError('planMemory', `logit rows ${logitRows} exceed the tokens per forward T = ${T}`);
   if (D % 2 !== 0 || C % 2 !== 0 || I % 2 !== 0 || (H * D) % 2 !== 0) throw new GpuShapeError('planMemory', `C = ${C}, I = ${I} and D = ${D} must be even (f16 pairs, RoPE halves)`);
+  for (const K of [C, H * D, I]) checkWeightShape(format, 1, K, `planMemory (${format} weights)`);
   if (H % KVH !== 0) throw new GpuShapeError('planMemory', `H = ${H} must be a multiple of KVH = ${KVH}`);
   const entries: PlanEntry[] = [];
 
   const add = (name: string, kind: TensorKind, dtype: TensorDType, shape: number[], layer: number | null = null) => {
     const elements = shape.reduce((a, b) => a * b, 1);
-    const bytes = elements * BYTES[dtype];
+    const packed = matrixFormat(dtype);
+    const bytes = packed ? weightBytes(packed, shape[0], shape[1]) : elements * BYTES[dtype as 'f32' | 'u32'];
     let chunks: RowChunk[] | null = null;
     // Only base-model matrices are split (the kernels that read them dispatch per chunk); anything else must fit
     // one binding, which allocatePlan checks against the device.
-    if (bytes > maxBindingBytes && dtype === 'f16x2') chunks = splitRows(shape[0], bytes / shape[0], maxBindingBytes, name);
+    if (bytes > maxBindingBytes && packed) chunks = splitRows(shape[0], bytes / shape[0], maxBindingBytes, name);
     entries.push({ name, kind, dtype, shape, bytes, chunks, layer });
   };
 
   // Weights.
-  add('model.embed_tokens.weight', 'weight', 'f16x2', [V, C]);
+  add('model.embed_tokens.weight', 'weight', matrix, [V, C]);
   for (let l = 0; l < L; l++) {
     add(`model.layers.${l}.input_layernorm.weight`, 'weight', 'f32', [C], l);
     for (const p of PROJECTION_NAMES) {
-      add(`${projectionWeightName(l, p)}.weight`, 'weight', 'f16x2', projectionShape(dims, p), l);
+      add(`${projectionWeightName(l, p)}.weight`, 'weight', matrix, projectionShape(dims, p), l);
       if (dims.qkvBias && (p === 'q_proj' || p === 'k_proj' || p === 'v_proj')) add(`${projectionWeightName(l, p)}.bias`, 'weight', 'f32', [projectionShape(dims, p)[0]], l);
     }
     if (dims.qkNorm) {
@@ -150,7 +165,7 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
     add(`model.layers.${l}.post_attention_layernorm.weight`, 'weight', 'f32', [C], l);
   }
   add('model.norm.weight', 'weight', 'f32', [C]);
-  if (!dims.tieWordEmbeddings) add('lm_head.weight', 'weight', 'f16x2', [V, C]);
+  if (!dims.tieWordEmbeddings) add('lm_head.weight', 'weight', matrix, [V, C]);
 
   // LoRA adapters (f32 master copies): A (R, in), B (out, R).
   if (lora) {
@@ -197,6 +212,10 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
     ...(lora ? ([['act.loraU', 'f32', [T, R]]] as Array<[string, TensorDType, number[]]>) : []),
     ['act.lastHidden', 'f32', [logitRows, C]],
     ['act.logits', 'f32', [logitRows, V]],
+    // The GPU sampler (kernels/sample.ts): per logit row its key (seed, sequence, step, 0) and its result
+    // (token, log-prob bits, uniform bits, kept-token count), read back instead of the logits.
+    ['act.sampleKeys', 'u32', [logitRows, 4]],
+    ['act.sampled', 'u32', [logitRows, 4]],
   ];
   for (const [name, dtype, shape] of acts) add(name, 'activation', dtype, shape);
 
@@ -228,7 +247,7 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   }
   return {
     dims,
-    options: { batch: B, context: S, maxTokens: T, logitRows, maxBindingBytes, lora, training },
+    options: { batch: B, context: S, maxTokens: T, logitRows, maxBindingBytes, weights: format, lora, training },
     entries,
     byKind,
     totalBytes: entries.reduce((a, e) => a + e.bytes, 0),
@@ -250,7 +269,7 @@ export function formatBytes(bytes: number): string {
 export function formatPlan(plan: MemoryPlan, { allEntries = false } = {}): string {
   const lines: string[] = [];
   const { batch, context, maxTokens, lora } = plan.options;
-  lines.push(`memory plan: B=${batch} S=${context} T=${maxTokens}${lora ? ` LoRA R=${lora.rank} on ${lora.targets.join(',')}` : ''}`);
+  lines.push(`memory plan: B=${batch} S=${context} T=${maxTokens} weights=${plan.options.weights}${lora ? ` LoRA R=${lora.rank} on ${lora.targets.join(',')}` : ''}`);
   for (const [kind, bytes] of Object.entries(plan.byKind)) if (bytes > 0) lines.push(`  ${kind.padEnd(11)} ${formatBytes(bytes).padStart(11)}`);
   lines.push(`  ${'total'.padEnd(11)} ${formatBytes(plan.totalBytes).padStart(11)}   (largest buffer ${formatBytes(plan.largestBufferBytes)})`);
   const L = plan.dims.numLayers;

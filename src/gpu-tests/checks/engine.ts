@@ -61,8 +61,8 @@ async function run(ctx: GpuContext, seed: number, o: RunOptions, note: (text: st
   const stored = asStored(tensors);
   const B = prompts.length;
   const loraOption = o.lora ? { rank: o.lora.config.rank, targets: o.lora.config.targetModules } : null;
-  const engine = await QwenEngine.create(ctx, config, { batch: B, context: 64, maxTokens: 32, lora: loraOption });
-  const single = o.alone !== undefined ? await QwenEngine.create(ctx, config, { batch: 1, context: 64, maxTokens: 32, lora: loraOption }) : null;
+  const engine = await QwenEngine.create(ctx, config, { batch: B, context: 64, maxTokens: 32, lora: loraOption, weights: 'f16' });
+  const single = o.alone !== undefined ? await QwenEngine.create(ctx, config, { batch: 1, context: 64, maxTokens: 32, lora: loraOption, weights: 'f16' }) : null;
   const results: Comparison[] = [];
   try {
     for (const e of [engine, single]) {
@@ -135,7 +135,7 @@ export async function checkEngineLora(ctx: GpuContext, seed: number, note: (text
   // B = 0: the adapter must leave the base logits unchanged, bit for bit.
   const zero = f32Adapter(createLoraAdapter(config, loraConfig, rng));
   const tensors = randomModelWeights(config, createRng(seed));
-  const engine = await QwenEngine.create(ctx, config, { batch: 1, context: 16, maxTokens: 16, lora: { rank: 4, targets: loraConfig.targetModules } });
+  const engine = await QwenEngine.create(ctx, config, { batch: 1, context: 16, maxTokens: 16, lora: { rank: 4, targets: loraConfig.targetModules }, weights: 'f16' });
   try {
     engine.loadWeights(tensors);
     engine.loadLora(zero.layers, loraScale(loraConfig));

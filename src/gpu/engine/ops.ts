@@ -1,5 +1,6 @@
 /**
- * Every forward op of the engine, compiled once per device: what a model step records its dispatches with.
+ * Every forward op of the engine, compiled once per device: what a model step records its dispatches with. The ops
+ * that read weights are compiled for the weight formats the engine stores (quant.ts).
  */
 import type { GpuContext } from '../device.ts';
 import { AttentionOp } from '../kernels/attention.ts';
@@ -9,6 +10,8 @@ import { MatmulOp } from '../kernels/matmul.ts';
 import { ResidualOp } from '../kernels/residual.ts';
 import { RmsnormOp } from '../kernels/rmsnorm.ts';
 import { RopeOp } from '../kernels/rope.ts';
+import { SampleOp } from '../kernels/sample.ts';
+import type { WeightFormat } from '../quant.ts';
 import { SwigluOp } from '../kernels/swiglu.ts';
 
 export interface EngineOps {
@@ -20,18 +23,20 @@ export interface EngineOps {
   residual: ResidualOp;
   kvcache: KvCacheOp;
   attention: AttentionOp;
+  sample: SampleOp;
 }
 
-export async function createEngineOps(ctx: GpuContext): Promise<EngineOps> {
-  const [matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention] = await Promise.all([
-    MatmulOp.create(ctx),
+export async function createEngineOps(ctx: GpuContext, formats: readonly WeightFormat[]): Promise<EngineOps> {
+  const [matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention, sample] = await Promise.all([
+    MatmulOp.create(ctx, formats),
     RmsnormOp.create(ctx),
     RopeOp.create(ctx),
-    EmbeddingOp.create(ctx),
+    EmbeddingOp.create(ctx, formats),
     SwigluOp.create(ctx),
     ResidualOp.create(ctx),
     KvCacheOp.create(ctx),
     AttentionOp.create(ctx),
+    SampleOp.create(ctx),
   ]);
-  return { matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention };
+  return { matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention, sample };
 }

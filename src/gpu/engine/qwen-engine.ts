@@ -11,19 +11,26 @@
  *   x   += attn·o_projᵀ [+ LoRA]
  *   xn   = rmsnorm(x, post_attention_layernorm)
  *   x   += (silu(xn·gateᵀ) · xn·upᵀ)·downᵀ [+ LoRA each]
- * then the last new row of each sequence is copied out, normed, and multiplied by lm_head (or the tied embedding).
+ * then the last new row of each sequence is copied out, normed, and multiplied by lm_head (or the tied embedding);
+ * `step` reads those logits back, `sample` draws each sequence's next token on the GPU (kernels/sample.ts) and reads
+ * back only (token, log-prob) per sequence: one more dispatch, 16 bytes per sequence instead of 4·V.
+ *
+ * Base matrices are stored in `options.weights` (quant.ts): q4 groups by default for decode, q8, or f16 (the
+ * reference); they are encoded on the CPU in `loadWeights` and dequantised inside the matmul and embedding kernels.
  * Nothing is kept between layers but x and the cache, so a training pass can recompute any layer from its input.
  *
  * Ownership: the engine owns its allocated plan and recorder and destroys them in `destroy()`; `ctx` is the caller's.
  */
 import { allocatePlan, type AllocatedPlan } from '../allocate.ts';
-import { readF32 } from '../buffers.ts';
+import { readBuffer, readF32 } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import { GpuShapeError } from '../errors.ts';
-import { packF16Matrix } from '../f16.ts';
 import { buildRopeTable } from '../kernels/rope-table.ts';
 import type { LoraBranch } from '../kernels/matmul.ts';
-import { planMemory, projectionWeightName, type MemoryPlan, type PlanDims, type PlanOptions, type ProjectionName } from '../memory-plan.ts';
+import { checkSamplingParams, packSampleKeys, unpackSampled, type Sampled, type SamplingParams } from '../kernels/sample.ts';
+import type { SampleKey } from '../kernels/sample-rng.ts';
+import { DEFAULT_DECODE_WEIGHTS, encodeWeight } from '../quant.ts';
+import { matrixFormat, planMemory, projectionWeightName, type MemoryPlan, type PlanDims, type PlanOptions, type ProjectionName } from '../memory-plan.ts';
 import { Recorder } from '../recorder.ts';
 import { maxChunkBytes } from '../split.ts';
 import { createEngineOps, type EngineOps } from './ops.ts';
@@ -43,6 +50,7 @@ export interface TensorLike {
 /** A LoRA adapter's pairs per layer and target (the shape of src/model's `LoraAdapter.layers`). */
 export type LoraLayers = ReadonlyArray<Partial<Record<ProjectionName, { a: TensorLike; b: TensorLike }>>>;
 
+/** Plan options; `weights` (the base matrices' storage) defaults to DEFAULT_DECODE_WEIGHTS ('q4'). */
 export type EngineOptions = Omit<PlanOptions, 'maxBindingBytes' | 'logitRows' | 'training'>;
 
 /** New tokens of one sequence, appended at its current length. */
@@ -50,6 +58,14 @@ export interface StepInput {
   slot: number;
   ids: readonly number[];
 }
+
+/** A step input whose next token is sampled, with the key of that draw. */
+export interface SampleInput extends StepInput {
+  key: SampleKey;
+}
+
+/** What one forward hands back for its wanted rows: their logits, or their sampler results (rows, 4). */
+type ForwardResult = { kind: 'logits'; rows: Float32Array } | { kind: 'sampled'; rows: Uint32Array };
 
 interface PackedToken {
   slot: number;
@@ -83,21 +99,24 @@ export class QwenEngine {
   }
 
   static async create(ctx: GpuContext, model: EngineModel, options: EngineOptions): Promise<QwenEngine> {
-    const plan = planMemory(model, { ...options, logitRows: options.batch, maxBindingBytes: maxChunkBytes(ctx.limits) });
-    const [mem, ops] = await Promise.all([allocatePlan(ctx, plan), createEngineOps(ctx)]);
+    const weights = options.weights ?? DEFAULT_DECODE_WEIGHTS;
+    const plan = planMemory(model, { ...options, weights, logitRows: options.batch, maxBindingBytes: maxChunkBytes(ctx.limits) });
+    const [mem, ops] = await Promise.all([allocatePlan(ctx, plan), createEngineOps(ctx, [weights])]);
     const engine = new QwenEngine(ctx, model, plan, mem, ops);
     const { context: S } = plan.options;
     mem.write('rope.table', [S, model.headDim / 2, 2], buildRopeTable(model.headDim, model.ropeTheta, S));
     return engine;
   }
 
-  /** Uploads every planned weight from `tensors` (HF names; f16 packing for matrices). Extra tensors are ignored. */
+  /** Uploads every planned weight from `tensors` (HF names; matrices encoded in the plan's format on the CPU). Extra tensors are ignored. */
   loadWeights(tensors: ReadonlyMap<string, TensorLike>): void {
     for (const e of this.plan.entries) {
       if (e.kind !== 'weight') continue;
       const t = tensors.get(e.name);
       if (!t) throw new GpuShapeError(`weights`, `tensor ${e.name} (${e.shape.join(', ')}) is missing`);
-      if (e.dtype === 'f16x2') this.mem.writePacked(e.name, t.shape, packF16Matrix(t.data, e.shape[0], e.shape[1], e.name));
+      const format = matrixFormat(e.dtype);
+      this.mem.entry(e.name, t.shape);
+      if (format) this.mem.writePacked(e.name, t.shape, encodeWeight(format, t.data, e.shape[0], e.shape[1], e.name));
       else this.mem.write(e.name, t.shape, Float32Array.from(t.data));
     }
   }
@@ -141,6 +160,36 @@ export class QwenEngine {
    * larger than the planned T tokens run as several forwards.
    */
   async step(inputs: readonly StepInput[]): Promise<Float32Array> {
+    const V = this.model.vocabSize;
+    const logits = new Float32Array(inputs.length * V);
+    await this.run(inputs, null, (input, result, r) => {
+      if (result.kind === 'logits') logits.set(result.rows.subarray(r * V, (r + 1) * V), input * V);
+    });
+    return logits;
+  }
+
+  /**
+   * Like `step`, then draws each input's next token on the GPU with `sampling` and the input's key (temperature 0 is
+   * greedy). Returns per input the token, its log-probability under the distribution used, the uniform drawn and
+   * the kept-token count; the logits never leave the GPU. The tokens are not appended: pass them to the next call.
+   */
+  async sample(inputs: readonly SampleInput[], sampling: SamplingParams): Promise<Sampled> {
+    const M = inputs.length;
+    checkSamplingParams(sampling);
+    packSampleKeys(inputs.map((i) => i.key)); // validates every key before anything is recorded
+    const words = new Uint32Array(M * 4);
+    await this.run(inputs, { sampling, keys: inputs.map((i) => i.key) }, (input, result, r) => {
+      if (result.kind === 'sampled') words.set(result.rows.subarray(r * 4, r * 4 + 4), input * 4);
+    });
+    return unpackSampled(words, M);
+  }
+
+  /** Validates and packs the inputs, runs as many forwards as T requires, hands each wanted row to `take`. */
+  private async run(
+    inputs: readonly StepInput[],
+    sampler: { sampling: SamplingParams; keys: readonly SampleKey[] } | null,
+    take: (input: number, result: ForwardResult, row: number) => void,
+  ): Promise<void> {
     const { batch: B, context: S, maxTokens: T } = this.plan.options;
     const V = this.model.vocabSize;
     const tokens: PackedToken[] = [];
@@ -157,20 +206,21 @@ export class QwenEngine {
         tokens.push({ slot: input.slot, id, position: start + j, logitOf: j === input.ids.length - 1 ? i : -1 });
       });
     });
-    const logits = new Float32Array(inputs.length * V);
     const before = this.rec.dispatchCount;
     for (let from = 0; from < tokens.length; from += T) {
       const group = tokens.slice(from, from + T);
-      const rows = await this.forward(group);
-      group.filter((t) => t.logitOf >= 0).forEach((t, r) => logits.set(rows.subarray(r * V, (r + 1) * V), t.logitOf * V));
+      const result = await this.forward(group, sampler);
+      group.filter((t) => t.logitOf >= 0).forEach((t, r) => take(t.logitOf, result, r));
     }
     for (const input of inputs) this.lengths[input.slot] += input.ids.length;
     this.lastStepDispatches = this.rec.dispatchCount - before;
-    return logits;
   }
 
-  /** One forward of ≤ T packed tokens; returns the logits of the tokens marked `logitOf >= 0`, in order. */
-  private async forward(tokens: readonly PackedToken[]): Promise<Float32Array> {
+  /**
+   * One forward of ≤ T packed tokens; returns, for the tokens marked `logitOf >= 0` in order, their logits or (with
+   * a sampler) their sampled (token, log-prob, u, kept) rows.
+   */
+  private async forward(tokens: readonly PackedToken[], sampler: { sampling: SamplingParams; keys: readonly SampleKey[] } | null): Promise<ForwardResult> {
     const m = this.model;
     const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D, vocabSize: V } = m;
     const { batch: B, context: S } = this.plan.options;
@@ -249,7 +299,7 @@ export class QwenEngine {
     const rows = wanted.length;
     if (rows === 0) {
       await rec.finish();
-      return new Float32Array(0);
+      return { kind: 'logits', rows: new Float32Array(0) };
     }
     const last = buf('act.lastHidden');
     wanted.forEach((t, r) => rec.copy(buf('act.x'), t * C * 4, last, r * C * 4, C * 4));
@@ -257,8 +307,14 @@ export class QwenEngine {
     const head = mem.has('lm_head.weight') ? mem.weight('lm_head.weight') : mem.weight('model.embed_tokens.weight');
     const logits = view('act.logits', rows * V);
     ops.matmul.encode(rec, { out: logits, x: xn, w: head, M: rows });
+    if (sampler) {
+      mem.writeRange('act.sampleKeys', packSampleKeys(wanted.map((t) => sampler.keys[tokens[t].logitOf])));
+      ops.sample.encode(rec, { out: view('act.sampled', rows * 4), logits, keys: view('act.sampleKeys', rows * 4), M: rows, V, params: sampler.sampling });
+      rec.submit();
+      return { kind: 'sampled', rows: new Uint32Array(await readBuffer(this.ctx, buf('act.sampled'), rows * 16)) };
+    }
     rec.submit();
-    return readF32(this.ctx, buf('act.logits'), rows * V);
+    return { kind: 'logits', rows: await readF32(this.ctx, buf('act.logits'), rows * V) };
   }
 
   /** Destroys every buffer of the plan and the recorder's. */

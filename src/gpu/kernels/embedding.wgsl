@@ -1,15 +1,16 @@
-// embedding — token embedding gather from a packed-f16 table, one row chunk at a time:
+// embedding — token embedding gather from a packed table (f16, q8 or q4), one row chunk at a time:
 //
 //   out[t, c] = table[ids[t], c]      for t < T with row0 <= ids[t] < row0 + rows, c < C
 //
-// The table (V, C) is stored as (V, C/2) f16-pair words in whole-row chunks (split.ts); the op dispatches once per
+// The table (V, C) is stored in whole-row chunks (split.ts) and read only through table_pair(row, p) -> (E[row, 2p],
+// E[row, 2p+1]), composed in front of this source for the table's format (quant.ts); the op dispatches once per
 // chunk and each dispatch writes only the tokens whose id falls in its chunk, so after all chunks every token is
 // written exactly once (ids are checked against V on the CPU before upload).
 //
 // Bindings (group 0), struct EmbeddingParams from EMBEDDING_PARAMS in embedding.ts:
 //   0 params  uniform  EmbeddingParams { T, C, row0, rows }
 //   1 ids     read     u32 (T)
-//   2 table   read     u32 (rows, C/2) packed f16 (this chunk)
+//   2 table   read     u32 (rows, row words) in the table's format (this chunk)
 //   3 out     rw       f32 (T, C)
 //
 // Workgroup: 64 invocations, one per (t, word p < C/2), grid_index over ⌈T·C/2 / 64⌉ workgroups.
@@ -34,7 +35,7 @@ fn embedding_gather(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
   if (id < params.row0 || id >= params.row0 + params.rows) {
     return;
   }
-  let v = unpack2x16float(table[(id - params.row0) * half_c + p]);
+  let v = table_pair(id - params.row0, p);
   out[t * params.C + 2u * p] = v.x;
   out[t * params.C + 2u * p + 1u] = v.y;
 }

@@ -1,13 +1,16 @@
 /**
- * matmul op (see matmul.wgsl): a linear layer out = x·Wᵀ (+ b) (+ scale·(x·Aᵀ)·Bᵀ) with W packed f16 in row
- * chunks and a live LoRA adapter. Owns the uniform layout, the bind-group layouts (from the binding lists below)
- * and the dispatch sizes: `lora_down` once (when a LoRA is given), then one matmul dispatch per weight chunk.
+ * matmul op (see matmul.wgsl): a linear layer out = x·Wᵀ (+ b) (+ scale·(x·Aᵀ)·Bᵀ) with W packed (f16, q8 or q4,
+ * quant.ts) in row chunks and a live LoRA adapter. Owns the uniform layout, the bind-group layouts (from the binding
+ * lists below) and the dispatch sizes: `lora_down` once (when a LoRA is given), then one matmul dispatch per weight
+ * chunk. Each variant is compiled once per weight format the op is created for (the format's `w_pair` reader is
+ * composed in front of the shared source), so q8/q4 weights are dequantised inside the same kernels.
  */
 import { requireBytes } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import { GpuShapeError } from '../errors.ts';
 import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
-import type { PackedWeight } from '../packed-weight.ts';
+import { formatOf, type PackedWeight } from '../packed-weight.ts';
+import { wgslWeightReader, type WeightFormat } from '../quant.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
 import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
@@ -25,7 +28,10 @@ export const MATMUL_PARAMS = defineUniforms('MatmulParams', {
   lora_scale: 'f32',
 });
 
-const CODE = composeWgsl(WGSL_GRID, MATMUL_PARAMS.wgsl, source);
+/** The op's WGSL for weights stored in `format`. */
+function code(format: WeightFormat): string {
+  return composeWgsl(WGSL_GRID, MATMUL_PARAMS.wgsl, wgslWeightReader(format, 'w_pair', 'w', 'params.K'), source);
+}
 
 const MATMUL_BINDINGS: BindingSpec[] = [
   { binding: 0, kind: 'uniform', name: 'params' },
@@ -66,6 +72,7 @@ export interface MatmulArgs {
   out: BufferArg;
   /** (M, ldx) f32; the first K columns are the input. */
   x: BufferArg;
+  /** (N_total, K) in any format the op was created for. */
   w: PackedWeight;
   M: number;
   /** Row strides in elements; default K and N_total. */
@@ -78,20 +85,26 @@ export interface MatmulArgs {
   variant?: MatmulVariant;
 }
 
+const VARIANTS: readonly MatmulVariant[] = ['v0', 'v1', 'v2'];
+
 export class MatmulOp {
   private constructor(
-    private readonly kernels: Record<MatmulVariant, Kernel>,
+    private readonly kernels: Map<string, Kernel>,
     private readonly loraDown: Kernel,
   ) {}
 
-  static async create(ctx: GpuContext): Promise<MatmulOp> {
-    const [v0, v1, loraDown] = await Promise.all([
-      getKernel(ctx, { name: 'matmul.v0', code: CODE, entryPoint: 'matmul_v0', bindings: MATMUL_BINDINGS }),
-      getKernel(ctx, { name: 'matmul.v1', code: CODE, entryPoint: 'matmul_v1', bindings: MATMUL_BINDINGS }),
-      getKernel(ctx, { name: 'matmul.lora_down', code: CODE, entryPoint: 'lora_down', bindings: LORA_DOWN_BINDINGS }),
-    ]);
-    const v2 = await getKernel(ctx, { name: 'matmul.v2', code: CODE, entryPoint: 'matmul_v2', bindings: MATMUL_BINDINGS });
-    return new MatmulOp({ v0, v1, v2 }, loraDown);
+  /** Compiles every variant for each of `formats` (default f16 only; the engine passes the formats it stores). */
+  static async create(ctx: GpuContext, formats: readonly WeightFormat[] = ['f16']): Promise<MatmulOp> {
+    const kernels = new Map<string, Kernel>();
+    for (const format of new Set(formats)) {
+      const suffix = format === 'f16' ? '' : `.${format}`;
+      const compiled = await Promise.all(
+        VARIANTS.map((variant) => getKernel(ctx, { name: `matmul.${variant}${suffix}`, code: code(format), entryPoint: `matmul_${variant}`, bindings: MATMUL_BINDINGS })),
+      );
+      VARIANTS.forEach((variant, i) => kernels.set(`${format}.${variant}`, compiled[i]));
+    }
+    const loraDown = await getKernel(ctx, { name: 'matmul.lora_down', code: code('f16'), entryPoint: 'lora_down', bindings: LORA_DOWN_BINDINGS });
+    return new MatmulOp(kernels, loraDown);
   }
 
   /** Records lora_down (if any) and one matmul dispatch per weight chunk. */
@@ -119,7 +132,8 @@ export class MatmulOp {
       rec.dispatch(this.loraDown, MATMUL_PARAMS.pack({ ...base, N, n0: 0 }), { x: args.x, loraA: lora.a, u: lora.u }, grid1d(Math.ceil((M * lora.rank) / 64)));
     }
     const variant = args.variant ?? (M >= TILED_MIN_ROWS ? 'v1' : 'v2');
-    const kernel = this.kernels[variant];
+    const kernel = this.kernels.get(`${formatOf(w)}.${variant}`);
+    if (!kernel) throw new GpuShapeError(name, `weight format ${formatOf(w)} was not compiled: create the op with MatmulOp.create(ctx, ['${formatOf(w)}', ...])`);
     for (const chunk of w.chunks) {
       const uniforms = MATMUL_PARAMS.pack({ ...base, N: chunk.rows, n0: chunk.row0 });
       const buffers = { x: args.x, w: chunk.buffer, bias: args.bias ?? rec.dummy, loraU: lora?.u ?? rec.dummy, loraB: lora?.b ?? rec.dummy, out: args.out };

@@ -1,4 +1,4 @@
-// matmul — a linear layer with packed-f16 weights and a live LoRA branch:
+// matmul — a linear layer with packed weights (f16, or q8/q4 groups dequantised here) and a live LoRA branch:
 //
 //   out[m, n0 + n] = Σ_k x[m, k] · W[n, k]  (+ bias[n0 + n])  (+ lora_scale · Σ_r u[m, r] · B[n0 + n, r])
 //   u[m, r]        = Σ_k x[m, k] · A[r, k]                       (entry lora_down, dispatched first)
@@ -6,13 +6,16 @@
 // for m < M, n < N. W is one row-chunk (N rows) of a weight (N_total, K) in Hugging Face Linear layout, stored as
 // f16 pairs: word W2[n, p] holds W[n, 2p] (low half) and W[n, 2p+1] (high half); K is even. A weight larger than
 // one binding is split into row chunks, one dispatch each, with n0 the chunk's first row (split.ts).
+// The weight is read only through w_pair(n, p) -> (W[n, 2p], W[n, 2p+1]) in f32, a function composed in front of
+// this source by matmul.ts for the weight's format (quant.ts: unpack2x16float for f16; code · scale for q8/q4, the
+// group's f32 scale stored at the end of the row). So every variant exists per format, with the same arithmetic.
 // The LoRA term is added after the base sum and the bias, so with B = 0 it adds exactly +0.0 and the output equals
 // the base output bit for bit. A (R, K) and B (N_total, R) are f32 (the trainable master copy).
 //
 // Bindings (group 0), struct MatmulParams is generated from MATMUL_PARAMS in matmul.ts:
 //   0 params  uniform  MatmulParams { M, N, K, ldx, ldo, n0, has_bias, rank, lora_scale }
 //   1 x       read     f32 (M, ldx), the first K columns used
-//   2 w       read     u32 (N, K/2) packed f16
+//   2 w       read     u32 (N, row words) packed f16 (K/2 words), or q8 (K/4 + K/32), or q4 (K/8 + K/32)
 //   3 bias    read     f32 (N_total)                 (a dummy when has_bias = 0)
 //   4 lora_u  read     f32 (M, R)                    (a dummy when rank = 0)
 //   5 lora_b  read     f32 (N_total, R)              (a dummy when rank = 0)
@@ -30,6 +33,7 @@
 //   lora_down   one invocation per (m, r), 64 per workgroup, grid over M·R.
 //
 // Numerics: every variant accumulates acc = fma(x[m,k], W[n,k], acc) for k = 0, 1, …, K−1 in that order, from 0,
+// (W[n,k] already dequantised to f32, exactly as quant.ts decodeWeight computes it),
 // so v0, v1 and v2 give the same bits and a row's result does not depend on which other rows share the dispatch
 // (batched decode equals single-sequence decode). Backward entries (dx = dy·W + scale·(dy·B)·A, dA, dB) will join.
 
@@ -78,7 +82,7 @@ fn matmul_v0(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
   let half_k = params.K / 2u;
   var acc = 0.0;
   for (var p = 0u; p < half_k; p = p + 1u) {
-    let wv = unpack2x16float(w[n * half_k + p]);
+    let wv = w_pair(n, p);
     acc = fma(x[m * params.ldx + 2u * p], wv.x, acc);
     acc = fma(x[m * params.ldx + 2u * p + 1u], wv.y, acc);
   }
@@ -98,7 +102,7 @@ fn matmul_v2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
   let half_k = params.K / 2u;
   var acc: array<f32, GM>;
   for (var p = 0u; p < half_k; p = p + 1u) {
-    let wv = unpack2x16float(w[n * half_k + p]);
+    let wv = w_pair(n, p);
     for (var i = 0u; i < rows; i = i + 1u) {
       let xo = (m0 + i) * params.ldx + 2u * p;
       acc[i] = fma(x[xo], wv.x, acc[i]);
@@ -139,7 +143,7 @@ fn matmul_v1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
       let p = idx % (BK / 2u);
       var v = vec2<f32>(0.0, 0.0);
       if (nt + n < params.N && k0 / 2u + p < half_k) {
-        v = unpack2x16float(w[(nt + n) * half_k + k0 / 2u + p]);
+        v = w_pair(nt + n, k0 / 2u + p);
       }
       ws[(2u * p) * BN + n] = v.x;
       ws[(2u * p + 1u) * BN + n] = v.y;
