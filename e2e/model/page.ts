@@ -1,0 +1,103 @@
+/**
+ * The model page: a script bundled by e2e/model/bundle.ts and served on the app's origin, exposing `window.modelPage`
+ * so Playwright specs and `scripts/model-logits.ts` can drive the real browser paths: Hub downloads into Cache
+ * Storage (hub.ts, cache.ts) and the WebGPU engine's logits for a model served over HTTP. Results are plain JSON;
+ * errors come back as `{ error: { name, message } }` so a spec can assert on the typed error's name.
+ */
+import { acquireGpu } from '../../src/gpu/device.ts';
+import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
+import type { WeightFormat } from '../../src/gpu/quant.ts';
+import { CacheStorageFileStore, type CachedModel } from '../../src/model/cache.ts';
+import { downloadModel, type DownloadProgress } from '../../src/model/hub.ts';
+import { loadCheckpoint } from '../../src/model/load.ts';
+import { topLogits, type TopLogits } from './top-logits.ts';
+
+type Result<T> = T | { error: { name: string; message: string } };
+
+function failure(e: unknown): { error: { name: string; message: string } } {
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { error: { name: err.name, message: err.message } };
+}
+
+export interface DownloadSummary {
+  vocabSize: number;
+  tensors: number;
+  /** Bytes of each safetensors file. */
+  weightBytes: number[];
+  progress: DownloadProgress[];
+}
+
+const store = new CacheStorageFileStore();
+
+const modelPage = {
+  /** Downloads `repo` from `base` into Cache Storage (resuming partial files); `abortAtBytes` cancels mid-weights. */
+  async download(base: string, repo: string, abortAtBytes?: number): Promise<Result<DownloadSummary>> {
+    const progress: DownloadProgress[] = [];
+    const ctl = new AbortController();
+    try {
+      const m = await downloadModel({
+        repo,
+        base,
+        store,
+        signal: ctl.signal,
+        onProgress: (p) => {
+          progress.push(p);
+          if (abortAtBytes !== undefined && p.file.endsWith('.safetensors') && p.fileLoaded >= abortAtBytes) ctl.abort();
+        },
+      });
+      const loaded = loadCheckpoint(m.checkpoint);
+      return { vocabSize: loaded.config.vocabSize, tensors: loaded.tensors.size, weightBytes: m.checkpoint.safetensors.map((b) => b.length), progress };
+    } catch (e) {
+      return failure(e);
+    }
+  },
+  list(): Promise<CachedModel[]> {
+    return store.list();
+  },
+  clearModel(repo: string): Promise<number> {
+    return store.clearModel(repo);
+  },
+  clearAll(): Promise<void> {
+    return store.clearAll();
+  },
+  /** The last position's top-k logits of `ids` from the WebGPU engine, for the model whose files are under `modelUrl`. */
+  async gpuLogits(modelUrl: string, ids: number[], weights: WeightFormat, k = 20): Promise<Result<TopLogits & { adapter: string }>> {
+    try {
+      const get = async (file: string, optional = false): Promise<Response | null> => {
+        const res = await fetch(`${modelUrl}/${file}`);
+        if (res.ok) return res;
+        if (optional && res.status === 404) return null;
+        throw new Error(`${modelUrl}/${file}: HTTP ${res.status}`);
+      };
+      const configJson: unknown = await (await get('config.json'))!.json();
+      const generation = await get('generation_config.json', true);
+      const index = await get('model.safetensors.index.json', true);
+      const shards = index ? [...new Set(Object.values(((await index.json()) as { weight_map: Record<string, string> }).weight_map))].sort() : ['model.safetensors'];
+      const safetensors: Uint8Array[] = [];
+      for (const s of shards) safetensors.push(new Uint8Array(await (await get(s))!.arrayBuffer()));
+      const model = loadCheckpoint({ configJson, generationConfigJson: generation ? ((await generation.json()) as unknown) : undefined, safetensors });
+      const ctx = await acquireGpu({ label: 'model-logits' });
+      const context = Math.max(16, Math.ceil(ids.length / 16) * 16);
+      const engine = await QwenEngine.create(ctx, model.config, { batch: 1, context, maxTokens: context, weights });
+      try {
+        engine.loadWeights(model.tensors);
+        const logits = await engine.step([{ slot: 0, ids }]);
+        const adapter = `${ctx.adapterInfo.vendor}/${ctx.adapterInfo.architecture}${ctx.features.shaderF16 ? ' +f16' : ''}`;
+        return { ...topLogits(logits.subarray(0, model.config.vocabSize), k), adapter };
+      } finally {
+        engine.destroy(); // the engine owns its buffers; the context is ours and goes with the page
+      }
+    } catch (e) {
+      return failure(e);
+    }
+  },
+};
+
+declare global {
+  interface Window {
+    modelPage?: typeof modelPage;
+  }
+}
+
+window.modelPage = modelPage;
+document.title = 'model-page ready';
