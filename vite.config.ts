@@ -26,6 +26,8 @@ export default defineConfig({
       manifest: false,
       workbox: {
         globPatterns: ['**/*.{html,js,css,wasm,json,sqlite}'],
+        // ONNX Runtime's WASM comes with transformers.js, whose tokenizer alone the app uses: never precached.
+        globIgnores: ['**/ort-wasm*.wasm'],
         // Data bundles and sql.js's WASM are larger than Workbox's 2 MiB default.
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
         navigateFallback: null,

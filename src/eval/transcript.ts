@@ -26,6 +26,8 @@ export interface TranscriptStep {
   episodeReturn: number;
   /** The policy's raw text, when it has one (model policies). */
   rawText?: string;
+  /** A model policy's generation for this step: new tokens, wall time and speed. */
+  generation?: { newTokens: number; seconds: number; tokensPerSecond: number; cutByLimit: boolean };
 }
 
 /** The record of one step, from what `step` returned. */

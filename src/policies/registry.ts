@@ -23,6 +23,21 @@ const FACTORIES: Record<string, { info: PolicyInfo; create: () => Policy }> = {
   },
 };
 
+/**
+ * Adds (or replaces) a policy at run time: a model policy once its model is loaded. Built-in names cannot be
+ * replaced.
+ */
+export function registerPolicy(info: PolicyInfo, create: () => Policy): void {
+  if (info.name === 'random' || info.name === 'oracle') throw new RangeError(`'${info.name}' is a built-in policy and cannot be replaced.`);
+  FACTORIES[info.name] = { info, create };
+}
+
+/** Removes a policy registered with `registerPolicy` (a model unloaded); unknown names are ignored. */
+export function unregisterPolicy(name: string): void {
+  if (name === 'random' || name === 'oracle') return;
+  delete FACTORIES[name];
+}
+
 export function listPolicies(): PolicyInfo[] {
   return Object.values(FACTORIES).map((f) => f.info);
 }

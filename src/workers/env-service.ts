@@ -25,7 +25,9 @@ import { policyRng } from '../eval/episode.ts';
 import { evaluate, type EvalReport } from '../eval/evaluate.ts';
 import { transcriptStep, type TranscriptStep } from '../eval/transcript.ts';
 import type { HistoryEntry, Policy, PolicyDecision } from '../policies/policy.ts';
-import { createPolicy, listPolicies, type PolicyInfo } from '../policies/registry.ts';
+import { LlmPolicy, type LlmDecision } from '../policies/llm/llm-policy.ts';
+import { createPolicy, listPolicies, registerPolicy, unregisterPolicy, type PolicyInfo } from '../policies/registry.ts';
+import type { LlmLoadProgress, LlmSource, LoadedLlm } from './llm-generate.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import type { TableInfo } from '../sql/types.ts';
 
@@ -78,7 +80,36 @@ export interface EnvServiceOptions {
    * last as long as the service).
    */
   datasetStore?: DatasetStore | null;
+  /** Loads a language model (the WebGPU engine in the worker); absent where no model can run (Node tests). */
+  loadLlm?: (source: LlmSource, onProgress: (p: LlmLoadProgress) => void) => Promise<LoadedLlm>;
 }
+
+/** A model the service holds, as the page shows it. */
+export interface LoadedModelInfo {
+  /** The policy name it was registered under. */
+  policy: string;
+  label: string;
+  architecture: string;
+  layers: number;
+  hidden: number;
+  vocab: number;
+  contextTokens: number;
+  adapter: string;
+  weights: string;
+  maxNewTokens: number;
+}
+
+/** How the model policy prompts and generates. */
+export interface LlmPolicySettings {
+  /** Per-turn token limit; default 256. */
+  maxNewTokens?: number;
+  thinking?: boolean;
+  /** 0 is greedy; default the policy's (0.7). */
+  temperature?: number;
+}
+
+/** The policy name a loaded model plays under. */
+export const LLM_POLICY = 'qwen';
 
 /** A Spider folder or zip a person gave the page, to import as the dataset `name`. */
 export interface SpiderImportRequest {
@@ -144,6 +175,7 @@ export class EnvService {
   private readonly imports = new Map<string, AbortController>();
   private interactive: SqlExecutor | null = null;
   private readonly store: DatasetStore | null;
+  private llm: LoadedLlm | null = null;
 
   constructor(options: EnvServiceOptions) {
     this.options = options;
@@ -216,6 +248,58 @@ export class EnvService {
     return Promise.all(tables.map((t) => executor.describe(key, t)));
   }
 
+  /**
+   * Loads a language model (replacing the one held) and registers it as the policy `qwen`, which Watch and
+   * Evaluate then list. Progress is reported as files download, then tokenizer, weights and GPU upload.
+   */
+  async loadModel(source: LlmSource, settings: LlmPolicySettings = {}, onProgress?: (p: LlmLoadProgress) => void): Promise<LoadedModelInfo> {
+    if (!this.options.loadLlm) throw new Error('This environment cannot run language models (no WebGPU engine here).');
+    let last = 0;
+    const report = (p: LlmLoadProgress): void => {
+      const now = Date.now();
+      if (p.phase === 'download' && now - last < PROGRESS_INTERVAL_MS && p.loaded < p.total) return;
+      last = now;
+      onProgress?.(p);
+    };
+    const loaded = await this.options.loadLlm(source, report);
+    this.unloadModel();
+    this.llm = loaded;
+    const maxNewTokens = settings.maxNewTokens ?? 256;
+    const info: LoadedModelInfo = {
+      policy: LLM_POLICY,
+      label: loaded.label,
+      architecture: loaded.config.architecture,
+      layers: loaded.config.numLayers,
+      hidden: loaded.config.hiddenSize,
+      vocab: loaded.config.vocabSize,
+      contextTokens: loaded.contextTokens,
+      adapter: loaded.adapter,
+      weights: loaded.weights,
+      maxNewTokens,
+    };
+    registerPolicy(
+      { name: LLM_POLICY, label: `Qwen (${loaded.label})`, description: `The loaded model ${loaded.label} with Qwen's tool calling, zero-shot, at most ${maxNewTokens} new tokens a turn, on WebGPU (${loaded.adapter}).` },
+      () =>
+        new LlmPolicy({
+          generate: loaded.generate,
+          tokenizer: loaded.tokenizer,
+          maxNewTokens,
+          contextTokens: loaded.contextTokens,
+          thinking: settings.thinking ?? false,
+          ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+          name: LLM_POLICY,
+        }),
+    );
+    return info;
+  }
+
+  /** Drops the loaded model and its policy (sessions playing it keep their policy object until reset). */
+  unloadModel(): void {
+    unregisterPolicy(LLM_POLICY);
+    this.llm?.destroy();
+    this.llm = null;
+  }
+
   policies(): PolicyInfo[] {
     return listPolicies();
   }
@@ -254,7 +338,11 @@ export class EnvService {
     const observation = session.history.at(-1)?.observation ?? session.first;
     const decision = await session.policy.act({ first: session.first, history: session.history, observation, question: session.env.currentQuestion(), rng: session.rng });
     const result = await this.step(sessionId, decision.action);
-    return { decision, result, step: transcriptStep(result, decision.rawText) };
+    const step = transcriptStep(result, decision.rawText);
+    const stats = (decision as Partial<LlmDecision>).stats;
+    if (stats) step.generation = { newTokens: stats.newTokens, seconds: stats.seconds, tokensPerSecond: stats.tokensPerSecond, cutByLimit: stats.cutByLimit };
+    // Only what the page shows crosses to it: the action and the raw text (not prompt ids or the parse).
+    return { decision: { action: decision.action, ...(decision.rawText !== undefined && { rawText: decision.rawText }) }, result, step };
   }
 
   async evaluate(request: EvaluationRequest, onProgress?: (done: number, total: number) => void): Promise<EvalReport> {
@@ -391,6 +479,7 @@ export class EnvService {
     for (const controller of this.runs.values()) controller.abort();
     for (const controller of this.imports.values()) controller.abort();
     this.sessions.clear();
+    this.unloadModel();
     await this.interactive?.close();
     this.interactive = null;
   }

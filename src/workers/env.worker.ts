@@ -10,6 +10,7 @@ import { expose } from 'comlink';
 import { httpBundleReader, readBundleIndex } from '../data/bundle.ts';
 import { createBrowserSqlExecutor } from '../sql/browser-worker.ts';
 import { EnvService } from './env-service.ts';
+import { loadLlm } from './llm-generate.ts';
 
 const baseUrl = self.name || new URL('../', self.location.href).href;
 
@@ -17,6 +18,7 @@ const service = new EnvService({
   createExecutor: () => createBrowserSqlExecutor(),
   bundleReader: (name) => httpBundleReader(new URL(`bundles/${encodeURIComponent(name)}/`, baseUrl).href),
   bundleNames: () => readBundleIndex(new URL('bundles/', baseUrl).href),
+  loadLlm: (source, onProgress) => loadLlm(source, baseUrl, onProgress),
 });
 
 expose(service);

@@ -37,7 +37,15 @@ export function Transcript({ steps, highlight, label = 'Transcript' }: Transcrip
           <StepBody step={step} />
           {step.rawText !== undefined && (
             <details className="raw-text">
-              <summary>Model text</summary>
+              <summary>
+                Model text
+                {step.generation && (
+                  <span className="meta">
+                    {' '}
+                    ({step.generation.newTokens} tokens, {step.generation.tokensPerSecond.toFixed(1)} tokens/s{step.generation.cutByLimit ? ', cut at the token limit' : ''})
+                  </span>
+                )}
+              </summary>
               <pre>{step.rawText}</pre>
             </details>
           )}

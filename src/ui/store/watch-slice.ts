@@ -14,7 +14,9 @@ import type { StateCreator } from 'zustand';
 import type { Difficulty, Question, SplitSelector } from '../../data/types.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import type { PolicyInfo } from '../../policies/registry.ts';
-import { envClient } from '../../workers/env-client.ts';
+import { callback, envClient } from '../../workers/env-client.ts';
+import type { LoadedModelInfo } from '../../workers/env-service.ts';
+import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
 
@@ -69,6 +71,13 @@ export interface WatchSlice {
   /** Plays steps one after another, `delayMs` apart, until paused or done. */
   watchPlay: () => Promise<void>;
   watchPause: () => void;
+  /** The language model the worker holds (its policy is `qwen`), loading state, progress and error. */
+  modelInfo: LoadedModelInfo | null;
+  modelStatus: 'idle' | 'loading' | 'ready' | 'error';
+  modelProgress: LlmLoadProgress | null;
+  modelError: string | null;
+  /** Loads a model in the worker; on success its policy is listed and chosen in Watch. */
+  loadModel: (source: LlmSource, maxNewTokens: number) => Promise<void>;
 }
 
 /** The Watch view's session in the environment service. */
@@ -136,7 +145,13 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
       policiesLoading ??= envClient()
         .policies()
         .then((infos) => {
-          set({ policyInfos: infos });
+          // A saved choice of a model policy outlives the model (it is not kept across reloads): fall back to Oracle.
+          const known = (name: string): boolean => infos.some((p) => p.name === name);
+          set((s) => ({
+            policyInfos: infos,
+            ...(!known(s.watchOptions.policy) && { watchOptions: { ...s.watchOptions, policy: 'oracle' } }),
+            ...(!known(s.evalForm.policy) && { evalForm: { ...s.evalForm, policy: 'oracle' } }),
+          }));
           return infos;
         });
       policiesLoading.catch(() => (policiesLoading = null));
@@ -202,6 +217,28 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
         await sleep(delay);
       }
       if (mine === generation && get().watchStatus === 'playing') set({ watchStatus: 'paused' });
+    },
+
+    modelInfo: null,
+    modelStatus: 'idle',
+    modelProgress: null,
+    modelError: null,
+
+    loadModel: async (source, maxNewTokens) => {
+      if (get().modelStatus === 'loading') return;
+      set({ modelStatus: 'loading', modelError: null, modelProgress: null });
+      try {
+        const info = await envClient().loadModel(
+          source,
+          { maxNewTokens },
+          callback((p: LlmLoadProgress) => set({ modelProgress: p })),
+        );
+        policiesLoading = null;
+        await get().loadPolicyInfos();
+        set((s) => ({ modelStatus: 'ready', modelInfo: info, watchOptions: { ...s.watchOptions, policy: info.policy } }));
+      } catch (e) {
+        set({ modelStatus: 'error', modelError: errorText(e) });
+      }
     },
 
     watchPause: () => {

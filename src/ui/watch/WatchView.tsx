@@ -13,6 +13,7 @@ import { QuestionCard } from '../components/QuestionCard.tsx';
 import { Transcript } from '../components/Transcript.tsx';
 import { navigate, useRoute } from '../router.ts';
 import { useStore } from '../store/store.ts';
+import { ModelPanel } from './ModelPanel.tsx';
 import { PlaybackControls } from './PlaybackControls.tsx';
 import { WatchSetup } from './WatchSetup.tsx';
 import './watch.css';
@@ -112,6 +113,7 @@ export default function WatchView() {
         <div className="watch-side">
           <WatchSetup dataset={dataset} />
           <PlaybackControls />
+          <ModelPanel />
         </div>
         <div className="watch-main">
           {error !== null && <ErrorBox title="The episode could not be played" message={error} />}

@@ -1,0 +1,77 @@
+/**
+ * A language-model episode in the app, end to end: a tiny random Qwen3 (scripts/make-tiny-model.ts) is served to
+ * the page under models/tiny/ by a context-level route (the environment worker fetches it, and only context routes
+ * see workers' requests), loaded in Watch's Model panel onto WebGPU (SwiftShader here), and plays one episode on the
+ * demo data. Random weights produce garbage, so every step is an invalid action with a reason; the episode must end
+ * without a crash, with the model's text and its tokens per second in the transcript. No request leaves 127.0.0.1
+ * (transformers.js must never fetch its WASM from a CDN).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, openView, test } from './fixtures.ts';
+
+let dir = '';
+
+test.beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sqlenv-tiny-'));
+  execFileSync('npx', ['tsx', 'scripts/make-tiny-model.ts', '--out', dir], { stdio: 'ignore' });
+});
+
+test.afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('a Qwen policy on the tiny model plays an episode to its end in Watch', async ({ page, context, shot }) => {
+  test.setTimeout(300_000);
+  const outside: string[] = [];
+  await context.route(
+    (url) => url.hostname !== '127.0.0.1',
+    (route) => {
+      outside.push(route.request().url());
+      return route.abort();
+    },
+  );
+  await context.route('**/models/tiny/*', (route) => {
+    const file = new URL(route.request().url()).pathname.split('/').pop() ?? '';
+    let body: Buffer;
+    try {
+      body = readFileSync(join(dir, file));
+    } catch {
+      return route.fulfill({ status: 404, body: 'not found' });
+    }
+    return route.fulfill({ status: 200, body, contentType: file.endsWith('.json') ? 'application/json' : 'application/octet-stream' });
+  });
+
+  await openView(page, '#/watch');
+  const panel = page.getByRole('form', { name: 'Model' });
+  await panel.getByRole('combobox', { name: 'Model source' }).selectOption({ label: 'Folder served with the app (URL or path)' });
+  await panel.getByRole('textbox', { name: 'Folder URL' }).fill('models/tiny/');
+  await panel.getByRole('spinbutton', { name: 'Max new tokens' }).fill('24');
+  await panel.getByRole('button', { name: 'Load model' }).click();
+  await expect(panel.getByRole('status', { name: 'Model loaded' })).toContainText('qwen3', { timeout: 120_000 });
+
+  await expect(page.getByRole('combobox', { name: 'Policy' })).toHaveValue('qwen');
+  await page.getByRole('combobox', { name: 'Question', exact: true }).selectOption({ label: 'By id' });
+  await page.getByRole('combobox', { name: 'Question id' }).fill('demo-library-001');
+  await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: 'Instant' });
+  await page.getByRole('button', { name: 'New episode' }).click();
+  await expect(page.getByText('Ready: press Play or Step.')).toBeVisible();
+  await page.getByRole('button', { name: 'Play', exact: true }).click();
+
+  const outcome = page.getByRole('status', { name: 'Episode result' });
+  await expect(outcome).toBeVisible({ timeout: 240_000 });
+  await expect(outcome).not.toContainText('Success');
+  const steps = page.getByRole('list', { name: 'Transcript of qwen' }).getByRole('listitem');
+  expect(await steps.count()).toBeGreaterThanOrEqual(1);
+  const first = steps.first();
+  await expect(first.locator('.badge')).toHaveText('error');
+  await expect(first).toContainText(/invalid|no tool call|tool call|cut off|token limit/i);
+  await expect(first.locator('.raw-text summary')).toContainText(/\d+ tokens, \d+\.\d tokens\/s/);
+  await first.locator('.raw-text summary').click();
+  await expect(first.locator('.raw-text pre')).toBeVisible();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot('watch-qwen-tiny');
+  expect(outside, 'requests that left the app').toEqual([]);
+});
