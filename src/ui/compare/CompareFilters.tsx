@@ -1,5 +1,6 @@
 /** Filters on the compared questions besides the outcome: difficulty, database and words of the question. */
 import { DIFFICULTIES, type Difficulty } from '../../data/types.ts';
+import { ChoiceField } from '../components/ChoiceField.tsx';
 import { useStore } from '../store/store.ts';
 
 export function CompareFilters({ databases, shown, total }: { databases: string[]; shown: number; total: number }) {
@@ -8,17 +9,12 @@ export function CompareFilters({ databases, shown, total }: { databases: string[
   const filtered = filter.outcome !== 'all' || filter.difficulty !== 'all' || filter.dbId !== 'all' || filter.text !== '';
   return (
     <div className="compare-filters" role="group" aria-label="Filter questions">
-      <label className="field">
-        Difficulty
-        <select value={filter.difficulty} onChange={(e) => setFilter({ difficulty: e.target.value as Difficulty | 'all' })}>
-          <option value="all">any</option>
-          {DIFFICULTIES.map((d) => (
-            <option key={d} value={d}>
-              {d}
-            </option>
-          ))}
-        </select>
-      </label>
+      <ChoiceField
+        label="Difficulty"
+        value={filter.difficulty}
+        choices={[{ value: 'all', label: 'any' }, ...DIFFICULTIES]}
+        onChange={(difficulty: Difficulty | 'all') => setFilter({ difficulty })}
+      />
       <label className="field">
         Database
         <select value={databases.includes(filter.dbId) ? filter.dbId : 'all'} onChange={(e) => setFilter({ dbId: e.target.value })}>

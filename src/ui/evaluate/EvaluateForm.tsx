@@ -3,6 +3,7 @@
  * split's questions, and seed. The dataset is the one chosen in the header. Every field persists.
  */
 import { SPLITS, type SplitSelector } from '../../data/types.ts';
+import { ChoiceField } from '../components/ChoiceField.tsx';
 import { useStore } from '../store/store.ts';
 import { NumberField } from '../watch/NumberField.tsx';
 
@@ -53,16 +54,13 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
             ))}
           </select>
         </label>
-        <label className="field">
-          Split
-          <select value={form.split} onChange={(e) => setForm({ split: e.target.value as SplitSelector })} disabled={running}>
-            {[...SPLITS, 'all' as const].map((s) => (
-              <option key={s} value={s}>
-                {counts ? `${s} (${counts[s]} questions)` : s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ChoiceField
+          label="Split"
+          value={form.split}
+          choices={[...SPLITS, 'all' as const].map((s) => ({ value: s, label: counts ? `${s} (${counts[s]} questions)` : s }))}
+          onChange={(split: SplitSelector) => setForm({ split })}
+          disabled={running}
+        />
         <NumberField label="Episodes" value={form.episodes} min={1} max={MAX_EPISODES} onChange={(episodes) => setForm({ episodes })} disabled={running || form.allQuestions} />
         <NumberField label="Seed" value={form.seed} onChange={(seed) => setForm({ seed })} disabled={running} />
       </div>

@@ -5,6 +5,7 @@
  */
 import { useId, useState } from 'react';
 import { DIFFICULTIES, SPLITS, type Difficulty, type SplitSelector } from '../../data/types.ts';
+import { ChoiceField } from '../components/ChoiceField.tsx';
 import { useStore } from '../store/store.ts';
 import { parseSeed } from './link.ts';
 import { filterQuestions, questionLabel } from './questions.ts';
@@ -26,28 +27,14 @@ function RandomAndSeed({ dataset, busy }: { dataset: string; busy: boolean }) {
   const seed = parseSeed(seedText);
   return (
     <div className="play-row">
-      <label className="picker">
-        Split
-        <select value={prefs.split} onChange={(e) => setPrefs({ split: e.target.value as SplitSelector })}>
-          <option value="all">all</option>
-          {SPLITS.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="picker">
-        Difficulty
-        <select value={prefs.difficulty} onChange={(e) => setPrefs({ difficulty: e.target.value as Difficulty | 'any' })}>
-          <option value="any">any</option>
-          {DIFFICULTIES.map((d) => (
-            <option key={d} value={d}>
-              {d}
-            </option>
-          ))}
-        </select>
-      </label>
+      <ChoiceField className="picker" label="Split" value={prefs.split} choices={['all', ...SPLITS]} onChange={(split: SplitSelector) => setPrefs({ split })} />
+      <ChoiceField
+        className="picker"
+        label="Difficulty"
+        value={prefs.difficulty}
+        choices={['any', ...DIFFICULTIES]}
+        onChange={(difficulty: Difficulty | 'any') => setPrefs({ difficulty })}
+      />
       <button type="button" aria-disabled={busy} onClick={() => void start({ dataset, ...filters })}>
         Random question
       </button>

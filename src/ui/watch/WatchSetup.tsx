@@ -5,6 +5,7 @@
  */
 import { useId } from 'react';
 import { DIFFICULTIES, SPLITS, type Difficulty, type SplitSelector } from '../../data/types.ts';
+import { ChoiceField } from '../components/ChoiceField.tsx';
 import { useStore } from '../store/store.ts';
 import type { WatchQuestionMode } from '../store/watch-slice.ts';
 import { NumberField } from './NumberField.tsx';
@@ -80,27 +81,9 @@ export function WatchSetup({ dataset }: { dataset: string }) {
       ) : (
         <>
           {options.mode === 'difficulty' && (
-            <label className="field">
-              Difficulty
-              <select value={options.difficulty} onChange={(e) => setOptions({ difficulty: e.target.value as Difficulty })}>
-                {DIFFICULTIES.map((d) => (
-                  <option key={d} value={d}>
-                    {d}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ChoiceField label="Difficulty" value={options.difficulty} choices={DIFFICULTIES} onChange={(difficulty: Difficulty) => setOptions({ difficulty })} />
           )}
-          <label className="field">
-            Split
-            <select value={options.split} onChange={(e) => setOptions({ split: e.target.value as SplitSelector })}>
-              {[...SPLITS, 'all' as const].map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ChoiceField label="Split" value={options.split} choices={[...SPLITS, 'all']} onChange={(split: SplitSelector) => setOptions({ split })} />
         </>
       )}
 
