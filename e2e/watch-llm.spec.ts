@@ -49,6 +49,8 @@ test('a Qwen policy on the tiny model plays an episode to its end in Watch', asy
   await panel.getByRole('combobox', { name: 'Model source' }).selectOption({ label: 'Folder served with the app (URL or path)' });
   await panel.getByRole('textbox', { name: 'Folder URL' }).fill('models/tiny/');
   await panel.getByRole('spinbutton', { name: 'Max new tokens' }).fill('24');
+  // f16, the reference format: the panel's default (q4) dequantises in every matmul, slower on SwiftShader.
+  await panel.getByRole('combobox', { name: 'Decode weights' }).selectOption('f16');
   await panel.getByRole('button', { name: 'Load model' }).click();
   await expect(panel.getByRole('status', { name: 'Model loaded' })).toContainText('qwen3', { timeout: 120_000 });
 

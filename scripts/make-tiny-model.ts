@@ -7,6 +7,7 @@
  *   tsx scripts/make-tiny-model.ts --out DIR [--arch qwen3|qwen2] [--layers N] [--hidden N] [--heads N]
  *     [--kv-heads N] [--head-dim N] [--intermediate N] [--tied true|false] [--dtype f32|bf16|f16] [--seed S]
  */
+import { parseCliArgs, runCli, UsageError } from '../e2e/model/serve.ts';
 import { createRng } from '../src/data/rng.ts';
 import { writeTinyModel } from '../src/model/files-node.ts';
 import type { SafetensorsDtype } from '../src/model/safetensors.ts';
@@ -16,8 +17,6 @@ import { parameterCount } from '../src/model/weights.ts';
 const USAGE =
   'usage: npm run model:tiny -- --out DIR [--arch qwen3|qwen2] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n' +
   '         [--head-dim N] [--intermediate N] [--tied true|false] [--dtype f32|bf16|f16] [--seed S]';
-
-class UsageError extends Error {}
 
 interface Args {
   out: string;
@@ -29,53 +28,30 @@ interface Args {
 const DTYPES: Record<string, SafetensorsDtype> = { f32: 'F32', bf16: 'BF16', f16: 'F16' };
 
 function parseArgs(argv: readonly string[]): Args {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--help' || flag === '-h') {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    if (!flag.startsWith('--')) throw new UsageError(`unexpected argument '${flag}'`);
-    const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-    values.set(flag.slice(2), value);
-    i++;
-  }
-  const take = (name: string): string | undefined => {
-    const v = values.get(name);
-    values.delete(name);
-    return v;
-  };
-  const int = (name: string, fallback: number): number => {
-    const v = take(name);
-    if (v === undefined) return fallback;
-    if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--${name} must be a positive integer, not '${v}'`);
-    return Number(v);
-  };
-  const out = take('out');
+  const a = parseCliArgs(argv, USAGE);
+  const out = a.string('out');
   if (out === undefined) throw new UsageError('--out DIR is required');
-  const arch = take('arch') ?? DEFAULT_TINY_OPTIONS.architecture;
+  const arch = a.string('arch') ?? DEFAULT_TINY_OPTIONS.architecture;
   if (arch !== 'qwen3' && arch !== 'qwen2') throw new UsageError(`--arch must be qwen3 or qwen2, not '${arch}'`);
-  const tied = take('tied') ?? String(DEFAULT_TINY_OPTIONS.tieWordEmbeddings);
+  const tied = a.string('tied') ?? String(DEFAULT_TINY_OPTIONS.tieWordEmbeddings);
   if (tied !== 'true' && tied !== 'false') throw new UsageError(`--tied must be true or false, not '${tied}'`);
-  const dtypeName = take('dtype') ?? 'f32';
+  const dtypeName = a.string('dtype') ?? 'f32';
   const dtype = DTYPES[dtypeName];
   if (dtype === undefined) throw new UsageError(`--dtype must be one of ${Object.keys(DTYPES).join('|')}, not '${dtypeName}'`);
-  const seedText = take('seed') ?? '0';
+  const seedText = a.string('seed') ?? '0';
   if (!/^\d+$/.test(seedText) || Number(seedText) > 0xffffffff) throw new UsageError(`--seed must be an integer in [0, 2^32), not '${seedText}'`);
   const options: TinyModelOptions = {
     ...DEFAULT_TINY_OPTIONS,
     architecture: arch,
-    numLayers: int('layers', DEFAULT_TINY_OPTIONS.numLayers),
-    hiddenSize: int('hidden', DEFAULT_TINY_OPTIONS.hiddenSize),
-    numHeads: int('heads', DEFAULT_TINY_OPTIONS.numHeads),
-    numKvHeads: int('kv-heads', DEFAULT_TINY_OPTIONS.numKvHeads),
-    headDim: int('head-dim', DEFAULT_TINY_OPTIONS.headDim),
-    intermediateSize: int('intermediate', DEFAULT_TINY_OPTIONS.intermediateSize),
+    numLayers: a.int('layers', DEFAULT_TINY_OPTIONS.numLayers),
+    hiddenSize: a.int('hidden', DEFAULT_TINY_OPTIONS.hiddenSize),
+    numHeads: a.int('heads', DEFAULT_TINY_OPTIONS.numHeads),
+    numKvHeads: a.int('kv-heads', DEFAULT_TINY_OPTIONS.numKvHeads),
+    headDim: a.int('head-dim', DEFAULT_TINY_OPTIONS.headDim),
+    intermediateSize: a.int('intermediate', DEFAULT_TINY_OPTIONS.intermediateSize),
     tieWordEmbeddings: tied === 'true',
   };
-  if (values.size > 0) throw new UsageError(`unknown option${values.size > 1 ? 's' : ''} ${[...values.keys()].map((k) => `--${k}`).join(', ')}`);
+  a.done();
   return { out, options, dtype, seed: Number(seedText) };
 }
 
@@ -92,11 +68,4 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof UsageError || error instanceof TinyModelOptionsError) {
-    console.error(`${error.message}\n${USAGE}`);
-    process.exit(2);
-  }
-  console.error(error);
-  process.exit(1);
-});
+runCli(main, USAGE, (error) => error instanceof TinyModelOptionsError);

@@ -5,12 +5,17 @@
  *
  * Dispatches are the engine's own count (`lastStepDispatches`, from the Recorder's `dispatchCount`); queue submits
  * are counted by wrapping this device's `queue.submit` (the engine exposes no submit count).
+ *
+ * `versus` is the head-to-head with transformers.js: the engine at batch 1, greedy (argmax on the GPU), and
+ * transformers.js on the ONNX copy of the same weights (transformers-decode.ts), same prompt, same N decode steps;
+ * both warmed up, then timed in alternating rounds so that a change in machine load hits both alike.
  */
 import { acquireGpu } from '../../src/gpu/device.ts';
 import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
-import type { SamplingParams } from '../../src/gpu/kernels/sample.ts';
 import type { WeightFormat } from '../../src/gpu/quant.ts';
-import { loadCheckpoint } from '../../src/model/load.ts';
+import { GREEDY, type SamplingParams } from '../../src/gpu/kernels/sample.ts';
+import { loadCheckpoint, type LoadedModel } from '../../src/model/load.ts';
+import { openTransformers, type GenerationTiming, type TransformersInfo, type TransformersOptions } from './transformers-decode.ts';
 
 export interface EngineBenchOptions {
   batch: number;
@@ -32,7 +37,44 @@ export interface EngineBenchResult {
   warmupMs: number;
 }
 
+export interface VersusOptions {
+  prompt: number;
+  decode: number;
+  quant: WeightFormat;
+  rounds: number;
+  transformers: TransformersOptions;
+}
+
+export interface VersusResult {
+  /** One timing per round each (B = 1, greedy: prefill + first token, then N decode steps), engine first. */
+  engine: GenerationTiming[];
+  transformers: GenerationTiming[];
+  transformersInfo: TransformersInfo;
+}
+
 type Result<T> = T | { error: { name: string; message: string } };
+
+function failure(e: unknown): { error: { name: string; message: string } } {
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { error: { name: err.name, message: err.message } };
+}
+
+/** Fetches and checks a model folder served under `modelUrl`. */
+async function fetchModel(modelUrl: string): Promise<LoadedModel> {
+  const get = async (file: string, optional = false): Promise<Response | null> => {
+    const res = await fetch(`${modelUrl}/${file}`);
+    if (res.ok) return res;
+    if (optional && res.status === 404) return null;
+    throw new Error(`${modelUrl}/${file}: HTTP ${res.status}`);
+  };
+  const configJson: unknown = await (await get('config.json'))!.json();
+  const generation = await get('generation_config.json', true);
+  const index = await get('model.safetensors.index.json', true);
+  const shards = index ? [...new Set(Object.values(((await index.json()) as { weight_map: Record<string, string> }).weight_map))].sort() : ['model.safetensors'];
+  const safetensors: Uint8Array[] = [];
+  for (const s of shards) safetensors.push(new Uint8Array(await (await get(s))!.arrayBuffer()));
+  return loadCheckpoint({ configJson, generationConfigJson: generation ? ((await generation.json()) as unknown) : undefined, safetensors });
+}
 
 /** Deterministic prompt ids of one slot, spread over the vocabulary. */
 function promptIds(slot: number, n: number, V: number): number[] {
@@ -42,19 +84,7 @@ function promptIds(slot: number, n: number, V: number): number[] {
 const engineBench = {
   async run(modelUrl: string, o: EngineBenchOptions): Promise<Result<EngineBenchResult>> {
     try {
-      const get = async (file: string, optional = false): Promise<Response | null> => {
-        const res = await fetch(`${modelUrl}/${file}`);
-        if (res.ok) return res;
-        if (optional && res.status === 404) return null;
-        throw new Error(`${modelUrl}/${file}: HTTP ${res.status}`);
-      };
-      const configJson: unknown = await (await get('config.json'))!.json();
-      const generation = await get('generation_config.json', true);
-      const index = await get('model.safetensors.index.json', true);
-      const shards = index ? [...new Set(Object.values(((await index.json()) as { weight_map: Record<string, string> }).weight_map))].sort() : ['model.safetensors'];
-      const safetensors: Uint8Array[] = [];
-      for (const s of shards) safetensors.push(new Uint8Array(await (await get(s))!.arrayBuffer()));
-      const model = loadCheckpoint({ configJson, generationConfigJson: generation ? ((await generation.json()) as unknown) : undefined, safetensors });
+      const model = await fetchModel(modelUrl);
       const c = model.config;
       const ctx = await acquireGpu({ label: 'bench-engine' });
       let submits = 0;
@@ -119,8 +149,51 @@ const engineBench = {
         engine.destroy();
       }
     } catch (e) {
-      const err = e instanceof Error ? e : new Error(String(e));
-      return { error: { name: err.name, message: err.message } };
+      return failure(e);
+    }
+  },
+
+  async versus(modelUrl: string, o: VersusOptions): Promise<Result<VersusResult>> {
+    try {
+      const model = await fetchModel(modelUrl);
+      const c = model.config;
+      const ids = promptIds(0, o.prompt, c.vocabSize);
+      const ctx = await acquireGpu({ label: 'bench-engine-versus' });
+      const context = Math.ceil((o.prompt + o.decode + 1) / 16) * 16;
+      const engine = await QwenEngine.create(ctx, c, { batch: 1, context, maxTokens: Math.min(o.prompt, 512), weights: o.quant });
+      const tjs = await openTransformers(o.transformers).catch((e: unknown) => {
+        engine.destroy();
+        throw e;
+      });
+      try {
+        engine.loadWeights(model.tensors);
+        const key = (step: number) => ({ seed: 1, sequence: 0, step });
+        const engineGenerate = async (steps: number): Promise<GenerationTiming> => {
+          const t0 = performance.now();
+          let sampled = await engine.sample([{ slot: 0, ids, key: key(0) }], GREEDY);
+          const t1 = performance.now();
+          const tokens = [sampled.tokens[0]];
+          for (let step = 1; step <= steps; step++) {
+            sampled = await engine.sample([{ slot: 0, ids: [tokens[tokens.length - 1]], key: key(step) }], GREEDY);
+            tokens.push(sampled.tokens[0]);
+          }
+          engine.reset(0);
+          return { prefillMs: t1 - t0, decodeMs: performance.now() - t1, tokens };
+        };
+        await engineGenerate(2); // warm-up: pipelines, first-use costs
+        await tjs.generate(ids, 2); // warm-up: WASM compile, session init
+        const result: VersusResult = { engine: [], transformers: [], transformersInfo: tjs.info };
+        for (let r = 0; r < o.rounds; r++) {
+          result.engine.push(await engineGenerate(o.decode));
+          result.transformers.push(await tjs.generate(ids, o.decode));
+        }
+        return result;
+      } finally {
+        engine.destroy();
+        await tjs.dispose();
+      }
+    } catch (e) {
+      return failure(e);
     }
   },
 };

@@ -6,7 +6,7 @@ import type { SqlEnv } from '../env/env.ts';
 import type { RewardComponents } from '../env/rewards.ts';
 import type { ResetOptions } from '../env/types.ts';
 import type { HistoryEntry, Policy } from '../policies/policy.ts';
-import { transcriptStep, type EpisodeRecord, type TranscriptStep } from './transcript.ts';
+import { generationRecord, transcriptStep, type EpisodeRecord, type GenerationRecord, type TranscriptStep } from './transcript.ts';
 
 /** The policy's generator for an episode: seeded from the episode seed, apart from the question choice. */
 export function policyRng(seed: number): Rng {
@@ -27,7 +27,10 @@ export async function runEpisode(env: SqlEnv, policy: Policy, reset: ResetOption
     const decision = await policy.act({ first, history, observation, question, rng });
     const result = await env.step(decision.action);
     history.push({ action: result.info.action, observation: result.observation, reward: result.reward });
-    transcript.push(transcriptStep(result, decision.rawText));
+    const step = transcriptStep(result, decision.rawText);
+    const stats = (decision as { stats?: GenerationRecord }).stats; // a model policy's turn (LlmDecision)
+    if (stats) step.generation = generationRecord(stats);
+    transcript.push(step);
     for (const key of ['correctness', 'progress', 'operational'] as const) components[key] += result.info.components[key];
     observation = result.observation;
     done = result.done;

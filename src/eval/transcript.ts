@@ -27,7 +27,34 @@ export interface TranscriptStep {
   /** The policy's raw text, when it has one (model policies). */
   rawText?: string;
   /** A model policy's generation for this step: new tokens, wall time and speed. */
-  generation?: { newTokens: number; seconds: number; tokensPerSecond: number; cutByLimit: boolean };
+  generation?: GenerationRecord;
+}
+
+/**
+ * A model turn's sizes and speeds. `tokensPerSecond` is new tokens over the whole turn; prefill (prompt tokens over
+ * the prompt's forward) and decode (new tokens after the first over their own time) are apart when measured.
+ */
+export interface GenerationRecord {
+  newTokens: number;
+  seconds: number;
+  tokensPerSecond: number;
+  cutByLimit: boolean;
+  promptTokens?: number;
+  prefillTokensPerSecond?: number;
+  decodeTokensPerSecond?: number;
+}
+
+/** The record of a model turn's statistics (an `LlmTurnStats`, structurally), keeping only what the page shows. */
+export function generationRecord(stats: GenerationRecord): GenerationRecord {
+  return {
+    newTokens: stats.newTokens,
+    seconds: stats.seconds,
+    tokensPerSecond: stats.tokensPerSecond,
+    cutByLimit: stats.cutByLimit,
+    ...(stats.promptTokens !== undefined && { promptTokens: stats.promptTokens }),
+    ...(stats.prefillTokensPerSecond !== undefined && { prefillTokensPerSecond: stats.prefillTokensPerSecond }),
+    ...(stats.decodeTokensPerSecond !== undefined && { decodeTokensPerSecond: stats.decodeTokensPerSecond }),
+  };
 }
 
 /** The record of one step, from what `step` returned. */

@@ -5,9 +5,10 @@
  * Order: config.json first and checked (an unsupported architecture is refused before any weight byte moves), then
  * generation_config.json (optional), the tokenizer files, the shard index when there is one, then the weights.
  *
- * Resume: a file whose download was interrupted (network error, cancel) keeps its bytes in the store as a partial
- * entry; the next attempt asks for the rest with `Range: bytes=N-`. A 206 whose Content-Range starts at N is appended;
- * a 200 means the server ignored the Range, and the file is downloaded whole again (the partial bytes dropped).
+ * Resume: a file whose download was interrupted (network error, cancel through `signal`) keeps its bytes in the
+ * store as a partial entry, and files completed before a cancel stay complete; the next attempt asks for the rest
+ * with `Range: bytes=N-`. A 206 whose Content-Range starts at N is appended; a 200 means the server ignored the
+ * Range, and the file is downloaded whole again (the partial bytes dropped).
  * Progress: bytes per file and over all files (`ProgressTracker`), reported on every chunk.
  * Safetensors headers are checked as soon as their bytes arrive (`SafetensorsHeaderCheck`): a corrupt file stops at
  * its first few kilobytes, not after a gigabyte.
@@ -209,6 +210,7 @@ function isAbort(e: unknown, signal?: AbortSignal): boolean {
 /** One file, from the store when complete there, else fetched (resuming partial bytes). */
 export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array | null> {
   const { key, store } = o;
+  if (o.signal?.aborted) throw new DownloadCancelledError(key.file); // cancelled between files: read nothing more
   const cached = await store.get(key);
   if (cached) {
     o.onProgress?.(cached.length, cached.length);

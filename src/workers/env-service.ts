@@ -23,11 +23,14 @@ import { SqlEnv } from '../env/env.ts';
 import type { EnvConfig, Observation, ResetOptions, ResetResult, StepResult } from '../env/types.ts';
 import { policyRng } from '../eval/episode.ts';
 import { evaluate, type EvalReport } from '../eval/evaluate.ts';
-import { transcriptStep, type TranscriptStep } from '../eval/transcript.ts';
+import { generationRecord, transcriptStep, type TranscriptStep } from '../eval/transcript.ts';
 import type { HistoryEntry, Policy, PolicyDecision } from '../policies/policy.ts';
 import { LlmPolicy, type LlmDecision } from '../policies/llm/llm-policy.ts';
 import { createPolicy, listPolicies, registerPolicy, unregisterPolicy, type PolicyInfo } from '../policies/registry.ts';
-import type { LlmLoadProgress, LlmSource, LoadedLlm } from './llm-generate.ts';
+import type { LlmLoadOptions, LlmLoadProgress, LlmSource, LoadedLlm } from './llm-generate.ts';
+import { describeLlmSettings, resolveLlmSettings, type LlmPolicySettings, type ResolvedLlmSettings } from './llm-settings.ts';
+import { buildOracleShots, selectShotQuestions, type Shot } from '../policies/llm/prompt.ts';
+import { CacheStorageFileStore, type CachedModel } from '../model/cache.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import type { TableInfo } from '../sql/types.ts';
 
@@ -81,7 +84,9 @@ export interface EnvServiceOptions {
    */
   datasetStore?: DatasetStore | null;
   /** Loads a language model (the WebGPU engine in the worker); absent where no model can run (Node tests). */
-  loadLlm?: (source: LlmSource, onProgress: (p: LlmLoadProgress) => void) => Promise<LoadedLlm>;
+  loadLlm?: (source: LlmSource, onProgress: (p: LlmLoadProgress) => void, options: LlmLoadOptions) => Promise<LoadedLlm>;
+  /** Where Hub downloads are cached (listed and cleared from the Model panel); default Cache Storage where it exists. */
+  modelCache?: CacheStorageFileStore | null;
 }
 
 /** A model the service holds, as the page shows it. */
@@ -97,16 +102,13 @@ export interface LoadedModelInfo {
   adapter: string;
   weights: string;
   maxNewTokens: number;
+  /** Every setting the policy plays with, defaults filled in. */
+  settings: ResolvedLlmSettings;
+  /** Shots actually built (fewer than asked when the shot dataset has fewer train questions). */
+  shotsBuilt: number;
 }
 
-/** How the model policy prompts and generates. */
-export interface LlmPolicySettings {
-  /** Per-turn token limit; default 256. */
-  maxNewTokens?: number;
-  thinking?: boolean;
-  /** 0 is greedy; default the policy's (0.7). */
-  temperature?: number;
-}
+export type { LlmPolicySettings } from './llm-settings.ts';
 
 /** The policy name a loaded model plays under. */
 export const LLM_POLICY = 'qwen';
@@ -176,6 +178,8 @@ export class EnvService {
   private interactive: SqlExecutor | null = null;
   private readonly store: DatasetStore | null;
   private llm: LoadedLlm | null = null;
+  private llmInfo: LoadedModelInfo | null = null;
+  private modelLoad: AbortController | null = null;
 
   constructor(options: EnvServiceOptions) {
     this.options = options;
@@ -250,10 +254,16 @@ export class EnvService {
 
   /**
    * Loads a language model (replacing the one held) and registers it as the policy `qwen`, which Watch and
-   * Evaluate then list. Progress is reported as files download, then tokenizer, weights and GPU upload.
+   * Evaluate then list. Progress is reported as files download, then tokenizer, weights and GPU upload; later the
+   * same callback hears of device-loss recoveries. Settings are checked first (LlmSettingsError); a load already
+   * running is cancelled; `cancelModelLoad` stops this one (LoadCancelledError), keeping the model held before.
    */
   async loadModel(source: LlmSource, settings: LlmPolicySettings = {}, onProgress?: (p: LlmLoadProgress) => void): Promise<LoadedModelInfo> {
     if (!this.options.loadLlm) throw new Error('This environment cannot run language models (no WebGPU engine here).');
+    const resolved = resolveLlmSettings(settings);
+    this.modelLoad?.abort();
+    const controller = new AbortController();
+    this.modelLoad = controller;
     let last = 0;
     const report = (p: LlmLoadProgress): void => {
       const now = Date.now();
@@ -261,10 +271,36 @@ export class EnvService {
       last = now;
       onProgress?.(p);
     };
-    const loaded = await this.options.loadLlm(source, report);
+    let loaded: LoadedLlm;
+    try {
+      loaded = await this.options.loadLlm(source, report, { weights: resolved.weights, signal: controller.signal });
+    } finally {
+      if (this.modelLoad === controller) this.modelLoad = null;
+    }
+    if (controller.signal.aborted) {
+      loaded.destroy();
+      throw new DOMException('Model load cancelled', 'AbortError');
+    }
     this.unloadModel();
     this.llm = loaded;
-    const maxNewTokens = settings.maxNewTokens ?? 256;
+    return this.setModelSettings(resolved);
+  }
+
+  /** Stops a model load in progress (a Hub download keeps its bytes and resumes next time). */
+  cancelModelLoad(): void {
+    this.modelLoad?.abort(new DOMException('Model load cancelled', 'AbortError'));
+  }
+
+  /**
+   * Re-registers the loaded model's policy with new settings (thinking, shots, sampling, token limit), without
+   * reloading; sessions pick them up at their next reset. A new weight format needs `loadModel`.
+   */
+  async setModelSettings(settings: LlmPolicySettings): Promise<LoadedModelInfo> {
+    const loaded = this.llm;
+    if (!loaded) throw new RangeError('No model is loaded: load one first.');
+    const resolved = resolveLlmSettings({ ...settings, weights: loaded.weights });
+    const shots = resolved.shots > 0 ? await this.oracleShots(resolved.shotDataset, resolved.shots) : [];
+    if (this.llm !== loaded) throw new RangeError('The model changed while its settings were applied.');
     const info: LoadedModelInfo = {
       policy: LLM_POLICY,
       label: loaded.label,
@@ -275,22 +311,43 @@ export class EnvService {
       contextTokens: loaded.contextTokens,
       adapter: loaded.adapter,
       weights: loaded.weights,
-      maxNewTokens,
+      maxNewTokens: resolved.maxNewTokens,
+      settings: resolved,
+      shotsBuilt: shots.length,
     };
     registerPolicy(
-      { name: LLM_POLICY, label: `Qwen (${loaded.label})`, description: `The loaded model ${loaded.label} with Qwen's tool calling, zero-shot, at most ${maxNewTokens} new tokens a turn, on WebGPU (${loaded.adapter}).` },
+      { name: LLM_POLICY, label: `Qwen (${loaded.label})`, description: `The loaded model ${loaded.label} with Qwen's tool calling, ${describeLlmSettings(resolved)}, on WebGPU (${loaded.adapter}).` },
       () =>
         new LlmPolicy({
           generate: loaded.generate,
           tokenizer: loaded.tokenizer,
-          maxNewTokens,
+          shots,
+          maxNewTokens: resolved.maxNewTokens,
           contextTokens: loaded.contextTokens,
-          thinking: settings.thinking ?? false,
-          ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+          thinking: resolved.thinking,
+          temperature: resolved.temperature,
+          topP: resolved.topP,
           name: LLM_POLICY,
         }),
     );
+    this.llmInfo = info;
     return info;
+  }
+
+  /** The model held, as the page shows it (null when none). */
+  modelInfo(): LoadedModelInfo | null {
+    return this.llmInfo;
+  }
+
+  /** `count` Oracle transcripts of train questions of `dataset`, played on a SQL executor of their own. */
+  private async oracleShots(dataset: string, count: number): Promise<Shot[]> {
+    const data = await this.dataset(dataset);
+    const executor = this.options.createExecutor();
+    try {
+      return await buildOracleShots(new SqlEnv(data, executor, this.options.envConfig), selectShotQuestions(data, count));
+    } finally {
+      await executor.close();
+    }
   }
 
   /** Drops the loaded model and its policy (sessions playing it keep their policy object until reset). */
@@ -298,6 +355,27 @@ export class EnvService {
     unregisterPolicy(LLM_POLICY);
     this.llm?.destroy();
     this.llm = null;
+    this.llmInfo = null;
+  }
+
+  private modelCache(): CacheStorageFileStore | null {
+    if (this.options.modelCache !== undefined) return this.options.modelCache;
+    return typeof caches === 'undefined' ? null : new CacheStorageFileStore();
+  }
+
+  /** Models downloaded from the Hub into this browser's cache, with their sizes ([] where there is no cache). */
+  async cachedModels(): Promise<CachedModel[]> {
+    return (await this.modelCache()?.list()) ?? [];
+  }
+
+  /** Deletes one cached model's files (one revision and mirror when given); returns the files deleted. */
+  async clearCachedModel(repo: string, options: { revision?: string; base?: string } = {}): Promise<number> {
+    return (await this.modelCache()?.clearModel(repo, options)) ?? 0;
+  }
+
+  /** Deletes every cached model file. */
+  async clearModelCache(): Promise<void> {
+    await this.modelCache()?.clearAll();
   }
 
   policies(): PolicyInfo[] {
@@ -340,7 +418,7 @@ export class EnvService {
     const result = await this.step(sessionId, decision.action);
     const step = transcriptStep(result, decision.rawText);
     const stats = (decision as Partial<LlmDecision>).stats;
-    if (stats) step.generation = { newTokens: stats.newTokens, seconds: stats.seconds, tokensPerSecond: stats.tokensPerSecond, cutByLimit: stats.cutByLimit };
+    if (stats) step.generation = generationRecord(stats);
     // Only what the page shows crosses to it: the action and the raw text (not prompt ids or the parse).
     return { decision: { action: decision.action, ...(decision.rawText !== undefined && { rawText: decision.rawText }) }, result, step };
   }
@@ -479,6 +557,7 @@ export class EnvService {
     for (const controller of this.runs.values()) controller.abort();
     for (const controller of this.imports.values()) controller.abort();
     this.sessions.clear();
+    this.modelLoad?.abort();
     this.unloadModel();
     await this.interactive?.close();
     this.interactive = null;

@@ -18,7 +18,7 @@ const service = new EnvService({
   createExecutor: () => createBrowserSqlExecutor(),
   bundleReader: (name) => httpBundleReader(new URL(`bundles/${encodeURIComponent(name)}/`, baseUrl).href),
   bundleNames: () => readBundleIndex(new URL('bundles/', baseUrl).href),
-  loadLlm: (source, onProgress) => loadLlm(source, baseUrl, onProgress),
+  loadLlm: (source, onProgress, options) => loadLlm(source, baseUrl, onProgress, options),
 });
 
 expose(service);

@@ -1,39 +1,54 @@
 /**
- * A Qwen model inside the environment worker: its files (from a folder served with the app, or the Hugging Face Hub
- * through the browser cache), its tokenizer, a WebGPU device and a `QwenEngine`, and the `generate` function the
- * `LlmPolicy` is given. One sequence (slot 0): each turn resets the slot, prefills the prompt and samples on the GPU
- * (seeded, temperature 0 = greedy) until `<|im_end|>` / `<|endoftext|>`, the token limit, or the context's end.
+ * A Qwen model inside the environment worker: its files (read by llm-source.ts from a folder served with the app, the
+ * Hugging Face Hub through the browser cache, or a local folder the user picked), its tokenizer, a WebGPU device and a `QwenEngine`, and the
+ * `generate` function the `LlmPolicy` is given. One sequence (slot 0): each turn resets the slot, prefills the prompt
+ * and samples on the GPU (seeded, temperature 0 = greedy) until `<|im_end|>` / `<|endoftext|>`, the token limit, or
+ * the context's end. Each generation reports its prefill time (the prompt's forward and the first sampled token) and
+ * its decode time (every later token) apart, so tokens/s can be shown for each.
+ *
+ * Cancel: `options.signal` stops a load between chunks of a download (the Hub's partial bytes stay cached, so the
+ * next load resumes) and between phases; the load then rejects with LoadCancelledError.
+ *
+ * Device loss: when the GPU device is lost (a driver reset or crash, `GPUDevice.destroy()`) the next
+ * turn gets a new device (`GpuContext.recover()`), re-creates the engine and uploads the weights again, read
+ * once more from where they came from (the Cache Storage entries, the served folder, or the picked `File`s: nothing
+ * is kept on the CPU side in between). A turn that the loss interrupts is played again once on the new device. Each
+ * recovery is announced through `onProgress` (phases 'recovering' then 'recovered').
  *
  * Only the tokenizer of `@huggingface/transformers` is used (model.ts → tokenizer.ts); no ONNX session is ever
  * created, so its runtime and WASM are never fetched.
  */
-import { acquireGpu, type GpuContext } from '../gpu/device.ts';
+import { acquireGpu, type GpuContext, type GpuState } from '../gpu/device.ts';
 import { QwenEngine } from '../gpu/engine/qwen-engine.ts';
 import type { WeightFormat } from '../gpu/quant.ts';
-import { CacheStorageFileStore, MemoryFileStore, type FileStore } from '../model/cache.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { DEFAULT_HUB_BASE, downloadModel } from '../model/hub.ts';
-import { loadCheckpoint, shardFiles, type CheckpointFiles } from '../model/load.ts';
-import { SHARD_INDEX, SINGLE_WEIGHTS, validateRepoId } from '../model/registry.ts';
+import { loadCheckpoint } from '../model/load.ts';
 import { createTokenizer, type Tokenizer } from '../model/tokenizer.ts';
 import type { Generate, Generation } from '../policies/llm/llm-policy.ts';
+import { LoadCancelledError, sourceReader, type LlmSource } from './llm-source.ts';
 
-/** Where a model comes from: a folder served over HTTP (absolute or relative to the app), or a Hub repository. */
-export type LlmSource = { kind: 'url'; url: string } | { kind: 'hub'; repo: string; revision?: string; base?: string };
+export { LoadCancelledError, type LlmSource } from './llm-source.ts';
 
 export interface LlmLoadOptions {
   /** Storage of the base matrices on the GPU; default 'q4' for real models, 'f16' when the model is tiny. */
   weights?: WeightFormat;
   /** Positions of the KV cache (prompt + reply); default min(2048, the model's max positions). */
   contextTokens?: number;
+  /** Stops the load (LoadCancelledError); a Hub download keeps its partial bytes for the next attempt. */
+  signal?: AbortSignal;
 }
 
 export interface LlmLoadProgress {
-  phase: 'download' | 'tokenizer' | 'weights' | 'gpu' | 'ready';
+  /**
+   * download: bytes moving (or read from a local folder); tokenizer, weights, gpu: the load's later phases; ready:
+   * done. After the load: recovering / recovered around a device-loss recovery (`message` says what happened).
+   */
+  phase: 'download' | 'tokenizer' | 'weights' | 'gpu' | 'ready' | 'recovering' | 'recovered';
   /** The file moving (download phase). */
   file?: string;
   loaded: number;
   total: number;
+  message?: string;
 }
 
 export interface LoadedLlm {
@@ -45,117 +60,45 @@ export interface LoadedLlm {
   /** The adapter, as `vendor/architecture [+f16]`. */
   adapter: string;
   weights: WeightFormat;
+  /** Device losses recovered from so far. */
+  recoveries(): number;
   destroy(): void;
 }
 
-interface ModelFiles {
-  checkpoint: CheckpointFiles;
-  tokenizerJson: unknown;
-  tokenizerConfigJson: unknown;
-}
+type Progress = (p: LlmLoadProgress) => void;
 
-/** Reads a folder served over HTTP: config, tokenizer, then the weights (one file or the shards of an index). */
-async function fetchFolder(url: string, onProgress: (p: LlmLoadProgress) => void): Promise<ModelFiles> {
-  const base = url.endsWith('/') ? url : `${url}/`;
-  let loaded = 0;
-  let total = 0;
-  const get = async (file: string, optional = false): Promise<Uint8Array | null> => {
-    const at = new URL(file, base).href;
-    let res: Response;
-    try {
-      res = await fetch(at);
-    } catch (e) {
-      throw new Error(`Could not fetch ${at}: ${(e as Error).message}`, { cause: e });
-    }
-    if (res.status === 404 && optional) return null;
-    if (!res.ok) throw new Error(`${file} could not be read from ${base} (HTTP ${res.status}): is this a model folder served with the app?`);
-    const size = Number(res.headers.get('content-length') ?? 0);
-    total += size;
-    const chunks: Uint8Array[] = [];
-    let got = 0;
-    const reader = res.body?.getReader();
-    if (!reader) {
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      loaded += bytes.length;
-      onProgress({ phase: 'download', file, loaded, total: Math.max(total, loaded) });
-      return bytes;
-    }
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      got += value.length;
-      loaded += value.length;
-      onProgress({ phase: 'download', file, loaded, total: Math.max(total, loaded) });
-    }
-    const bytes = new Uint8Array(got);
-    let at2 = 0;
-    for (const c of chunks) {
-      bytes.set(c, at2);
-      at2 += c.length;
-    }
-    return bytes;
-  };
-  const json = async (file: string, optional = false): Promise<unknown> => {
-    const bytes = await get(file, optional);
-    if (bytes === null) return undefined;
-    try {
-      return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
-    } catch (e) {
-      throw new Error(`${file} in ${base} is not valid JSON (${(e as Error).message})`, { cause: e });
-    }
-  };
-  const configJson = await json('config.json');
-  const generationConfigJson = await json('generation_config.json', true);
-  const tokenizerJson = await json('tokenizer.json');
-  const tokenizerConfigJson = await json('tokenizer_config.json');
-  const index = await json(SHARD_INDEX, true);
-  const shards = index === undefined ? [SINGLE_WEIGHTS] : shardFiles(index);
-  const safetensors: Uint8Array[] = [];
-  for (const shard of shards) safetensors.push((await get(shard))!);
-  return { checkpoint: { configJson, generationConfigJson, safetensors }, tokenizerJson, tokenizerConfigJson };
-}
-
-/** A store for Hub downloads: Cache Storage where the page has it (resumable, kept), else memory. */
-function hubStore(): FileStore {
-  return typeof caches === 'undefined' ? new MemoryFileStore() : new CacheStorageFileStore();
-}
+/** The context's state as of now (a call, so a check after an await is not narrowed by one before it). */
+const stateOf = (ctx: GpuContext): GpuState => ctx.state;
 
 /** Downloads or reads the model's files, builds the tokenizer and the engine; `baseUrl` resolves relative folders. */
-export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: (p: LlmLoadProgress) => void = () => undefined, options: LlmLoadOptions = {}): Promise<LoadedLlm> {
-  let files: ModelFiles;
-  let label: string;
-  if (source.kind === 'url') {
-    const url = new URL(source.url, baseUrl).href;
-    label = source.url.replace(/\/+$/, '').split('/').pop() || source.url;
-    files = await fetchFolder(url, onProgress);
-  } else {
-    const repo = validateRepoId(source.repo.trim());
-    label = repo;
-    const m = await downloadModel({
-      repo,
-      revision: source.revision,
-      base: source.base ?? DEFAULT_HUB_BASE,
-      store: hubStore(),
-      onProgress: (p) => onProgress({ phase: 'download', file: p.file, loaded: p.loaded, total: p.total }),
-    });
-    files = m;
-  }
-
+export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Progress = () => undefined, options: LlmLoadOptions = {}): Promise<LoadedLlm> {
+  const { signal } = options;
+  const reader = sourceReader(source, baseUrl);
+  const label = reader.label;
+  const checkCancel = (): void => {
+    if (signal?.aborted) throw new LoadCancelledError(label);
+  };
+  const files = await reader.read(onProgress, signal);
+  checkCancel();
   onProgress({ phase: 'tokenizer', loaded: 0, total: 1 });
   const tokenizer = await createTokenizer(files.tokenizerJson, files.tokenizerConfigJson);
+  checkCancel();
   onProgress({ phase: 'weights', loaded: 0, total: 1 });
   const model = loadCheckpoint(files.checkpoint);
+  files.checkpoint.safetensors.length = 0; // the file bytes are decoded: let them go
   const config = model.config;
+  checkCancel();
 
   onProgress({ phase: 'gpu', loaded: 0, total: 1 });
   const tiny = config.hiddenSize <= 256;
   const weights = options.weights ?? (tiny ? 'f16' : 'q4');
   const contextTokens = Math.max(64, Math.min(options.contextTokens ?? 2048, config.maxPositionEmbeddings));
+  const engineOptions = { batch: 1, context: contextTokens, weights };
   const ctx: GpuContext = await acquireGpu({ label: 'sqlenv-llm' });
   let engine: QwenEngine;
   try {
-    engine = await QwenEngine.create(ctx, config, { batch: 1, context: contextTokens, weights });
+    checkCancel();
+    engine = await QwenEngine.create(ctx, config, engineOptions);
     engine.loadWeights(model.tensors);
   } catch (e) {
     ctx.destroy();
@@ -164,10 +107,43 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: (p
   model.tensors.clear();
   onProgress({ phase: 'ready', loaded: 1, total: 1 });
 
+  let recoveries = 0;
+  /** A new device, a new engine, the weights read and uploaded again. */
+  const recover = async (): Promise<void> => {
+    const reason = ctx.lostError?.reason ?? 'unknown';
+    const started = performance.now();
+    onProgress({ phase: 'recovering', loaded: 0, total: 1, message: `The GPU device was lost (${reason}): getting a new device and uploading the weights again…` });
+    engine.destroy(); // the old device's buffers are gone already; this drops our handles
+    try {
+      await ctx.recover();
+      const again = await reader.read(() => undefined);
+      const reloaded = loadCheckpoint(again.checkpoint);
+      engine = await QwenEngine.create(ctx, config, engineOptions);
+      engine.loadWeights(reloaded.tensors);
+      reloaded.tensors.clear();
+    } catch (e) {
+      onProgress({ phase: 'recovered', loaded: 0, total: 1, message: `Recovery from the lost GPU device (${reason}) failed: ${(e as Error).message} Load the model again.` });
+      throw e;
+    }
+    recoveries++;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    onProgress({ phase: 'recovered', loaded: 1, total: 1, message: `Recovered from a lost GPU device (${reason}) in ${seconds} s: new device, engine re-created, weights uploaded again (recovery ${recoveries}).` });
+  };
+
+  /** Whether `error` came with (or shortly before) a device loss: the loss resolves `device.lost` asynchronously. */
+  const lostDuring = async (): Promise<boolean> => {
+    if (ctx.state === 'lost') return true;
+    if (ctx.state === 'destroyed') return false;
+    await Promise.race([ctx.device.lost, new Promise((resolve) => setTimeout(resolve, 200))]);
+    await Promise.resolve();
+    return stateOf(ctx) === 'lost'; // read again: the device's lost handler may have changed it while we waited
+  };
+
   const endTokens = new Set([tokenizer.special.imEnd, tokenizer.special.endOfText]);
   let busy: Promise<unknown> = Promise.resolve();
 
   const generateOnce = async (promptIds: number[], o: Parameters<Generate>[1]): Promise<Generation> => {
+    if (ctx.state === 'lost') await recover();
     ctx.assertReady();
     const room = contextTokens - promptIds.length;
     if (room < 1) throw new RangeError(`The prompt (${promptIds.length} tokens) fills the model's context of ${contextTokens} tokens.`);
@@ -178,22 +154,36 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: (p
     const tokenIds: number[] = [];
     const logProbs: number[] = [];
     let input: number[] = promptIds;
+    const started = performance.now();
+    let prefillEnd = started;
     while (tokenIds.length < limit) {
       const s = await engine.sample([{ slot: 0, ids: input, key: { seed, sequence: 0, step: tokenIds.length } }], sampling);
+      if (tokenIds.length === 0) prefillEnd = performance.now();
       const token = s.tokens[0];
       tokenIds.push(token);
       logProbs.push(s.logprobs[0]);
       if (endTokens.has(token)) break;
       input = [token];
     }
+    const ended = performance.now();
     const last = tokenIds.at(-1);
     const shown = last !== undefined && endTokens.has(last) ? tokenIds.slice(0, -1) : tokenIds;
-    return { tokenIds, text: tokenizer.decode(shown), logProbs };
+    return { tokenIds, text: tokenizer.decode(shown), logProbs, prefillSeconds: (prefillEnd - started) / 1000, decodeSeconds: (ended - prefillEnd) / 1000 };
+  };
+
+  /** One turn; a turn the device loss interrupted is played again, once, on the recovered device. */
+  const generateRecovering = async (promptIds: number[], o: Parameters<Generate>[1]): Promise<Generation> => {
+    try {
+      return await generateOnce(promptIds, o);
+    } catch (e) {
+      if (!(await lostDuring())) throw e;
+      return generateOnce(promptIds, o);
+    }
   };
 
   const generate: Generate = (promptIds, o) => {
     // One sequence slot: turns never overlap (Watch and Evaluate may both ask).
-    const run = busy.then(() => generateOnce(promptIds, o));
+    const run = busy.then(() => generateRecovering(promptIds, o));
     busy = run.catch(() => undefined);
     return run;
   };
@@ -206,6 +196,7 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: (p
     contextTokens,
     adapter: `${ctx.adapterInfo.vendor || 'unknown'}/${ctx.adapterInfo.architecture || 'unknown'}${ctx.features.shaderF16 ? ' +f16' : ''}`,
     weights,
+    recoveries: () => recoveries,
     destroy: () => {
       engine.destroy();
       ctx.destroy();

@@ -31,6 +31,10 @@ export interface Generation {
   text: string;
   /** Log-probability of each new token under the sampling distribution used. */
   logProbs?: number[];
+  /** Time of the prompt's forward and the first new token (engines that measure it). */
+  prefillSeconds?: number;
+  /** Time of every later new token (engines that measure it). */
+  decodeSeconds?: number;
 }
 
 export type Generate = (promptTokenIds: number[], options: GenerateOptions) => Promise<Generation>;
@@ -62,6 +66,10 @@ export interface LlmTurnStats {
   seconds: number;
   /** New tokens per second of wall time (prefill included); 0 when no time was measured. */
   tokensPerSecond: number;
+  /** Prompt tokens per second of the prefill (the prompt's forward and the first new token); absent unless measured. */
+  prefillTokensPerSecond?: number;
+  /** Tokens per second of decode alone (new tokens after the first, prefill excluded); absent unless measured. */
+  decodeTokensPerSecond?: number;
   /** The reply reached the token limit without an end token. */
   cutByLimit: boolean;
   truncatedOutputs: number;
@@ -133,6 +141,8 @@ export class LlmPolicy implements Policy {
         newTokens,
         seconds,
         tokensPerSecond: seconds > 0 ? newTokens / seconds : 0,
+        ...(generation.prefillSeconds !== undefined && generation.prefillSeconds > 0 && { prefillTokensPerSecond: prompt.tokenIds.length / generation.prefillSeconds }),
+        ...(generation.decodeSeconds !== undefined && generation.decodeSeconds > 0 && newTokens > 1 && { decodeTokensPerSecond: (newTokens - 1) / generation.decodeSeconds }),
         cutByLimit,
         truncatedOutputs: prompt.truncatedOutputs,
         droppedShots: prompt.droppedShots,

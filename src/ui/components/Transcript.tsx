@@ -42,7 +42,11 @@ export function Transcript({ steps, highlight, label = 'Transcript' }: Transcrip
                 {step.generation && (
                   <span className="meta">
                     {' '}
-                    ({step.generation.newTokens} tokens, {step.generation.tokensPerSecond.toFixed(1)} tokens/s{step.generation.cutByLimit ? ', cut at the token limit' : ''})
+                    ({step.generation.newTokens} tokens, {step.generation.tokensPerSecond.toFixed(1)} tokens/s overall
+                    {step.generation.promptTokens !== undefined && `; prompt ${step.generation.promptTokens} tokens`}
+                    {step.generation.prefillTokensPerSecond !== undefined && `, prefill ${step.generation.prefillTokensPerSecond.toFixed(1)} tokens/s`}
+                    {step.generation.decodeTokensPerSecond !== undefined && `; decode ${step.generation.decodeTokensPerSecond.toFixed(1)} tokens/s`}
+                    {step.generation.cutByLimit ? '; cut at the token limit' : ''})
                   </span>
                 )}
               </summary>

@@ -1,21 +1,36 @@
 /**
- * The Model panel of Watch: load a Qwen checkpoint into the environment worker (a folder served with the app, by URL
- * or path, or a Hugging Face Hub id), with download and load progress and errors shown plainly (no WebGPU adapter, a
- * missing file, an unsupported architecture). Once loaded, its policy ("Qwen (…)") is listed in Watch and Evaluate.
+ * The Model panel of Watch: load a Qwen checkpoint into the environment worker — a Hugging Face Hub id (through a
+ * mirror if set, cached in the browser), a folder served with the app (URL or path), or a local folder the user picks
+ * (read into memory, never cached) — with its settings (ModelSettings.tsx), download and load progress, Cancel while
+ * loading, Unload and Apply settings once loaded, and the browser's model cache (ModelCache.tsx). Errors are shown
+ * as the worker words them (no WebGPU adapter, a missing file, a corrupt header, an unsupported architecture, a full
+ * cache), and a GPU device-loss recovery as a notice. Once loaded, its policy ("Qwen (…)") is listed in Watch and
+ * Evaluate.
  */
-import { useState } from 'react';
+import { useId, useState, type InputHTMLAttributes } from 'react';
 import { formatBytes } from '../../model/cache.ts';
-import type { LlmLoadProgress } from '../../workers/llm-generate.ts';
+import type { LocalFile } from '../../model/local-folder.ts';
+import { DEFAULT_MODEL, MODEL_REGISTRY } from '../../model/registry.ts';
+import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
+import { resolveLlmSettings, type LlmPolicySettings } from '../../workers/llm-settings.ts';
 import { ErrorBox } from '../components/ErrorBox.tsx';
 import { useStore } from '../store/store.ts';
-import { NumberField } from './NumberField.tsx';
+import { applyModelSettings, cancelModelLoad, CANCELLED, loadModelWithSettings, unloadModel } from './model-actions.ts';
+import { ModelCache } from './ModelCache.tsx';
+import { DEFAULT_MODEL_SETTINGS, ModelSettings, type ModelSettingsForm } from './ModelSettings.tsx';
+import './model-panel.css';
 
-type SourceKind = 'url' | 'hub';
+type SourceKind = 'hub' | 'url' | 'folder';
+
+const DEFAULT_MIRROR = 'https://huggingface.co';
+
+/** `webkitdirectory` (every Chromium and Firefox) is not in React's input attributes. */
+const DIRECTORY_INPUT = { webkitdirectory: '', directory: '' } as InputHTMLAttributes<HTMLInputElement>;
 
 function progressText(p: LlmLoadProgress): string {
   switch (p.phase) {
     case 'download':
-      return `Downloading ${p.file ?? ''}: ${formatBytes(p.loaded)} of ${formatBytes(p.total)}`;
+      return `Reading ${p.file ?? ''}: ${formatBytes(p.loaded)} of ${formatBytes(p.total)}`;
     case 'tokenizer':
       return 'Building the tokenizer…';
     case 'weights':
@@ -24,7 +39,15 @@ function progressText(p: LlmLoadProgress): string {
       return 'Uploading the weights to the GPU…';
     case 'ready':
       return 'Ready.';
+    case 'recovering':
+    case 'recovered':
+      return p.message ?? 'Recovering from a lost GPU device…';
   }
+}
+
+/** The picked folder's files with their paths inside the pick. */
+function pickedFiles(list: FileList | null): LocalFile[] {
+  return [...(list ?? [])].map((f) => ({ path: f.webkitRelativePath || f.name, data: f }));
 }
 
 export function ModelPanel() {
@@ -32,21 +55,42 @@ export function ModelPanel() {
   const info = useStore((s) => s.modelInfo);
   const progress = useStore((s) => s.modelProgress);
   const error = useStore((s) => s.modelError);
-  const load = useStore((s) => s.loadModel);
+  const dataset = useStore((s) => s.dataset);
   const [kind, setKind] = useState<SourceKind>('hub');
-  const [source, setSource] = useState('Qwen/Qwen3-0.6B');
-  const [maxNewTokens, setMaxNewTokens] = useState(256);
+  const [source, setSource] = useState(DEFAULT_MODEL.repo);
+  const [mirror, setMirror] = useState(DEFAULT_MIRROR);
+  const [files, setFiles] = useState<LocalFile[]>([]);
+  const [form, setForm] = useState<ModelSettingsForm>(DEFAULT_MODEL_SETTINGS);
+  const listId = useId();
   const loading = status === 'loading';
+
+  const settings: LlmPolicySettings = { ...form, shotDataset: dataset };
+  let settingsProblem: string | null = null;
+  try {
+    resolveLlmSettings(settings);
+  } catch (e) {
+    settingsProblem = (e as Error).message;
+  }
+  const folderName = files[0]?.path.split('/')[0] ?? '';
+  const sourceReady = kind === 'folder' ? files.length > 0 : source.trim() !== '';
+  const llmSource = (): LlmSource | null => {
+    const text = source.trim();
+    if (kind === 'folder') return files.length > 0 ? { kind: 'files', files } : null;
+    if (text === '') return null;
+    if (kind === 'url') return { kind: 'url', url: text };
+    const base = mirror.trim();
+    return { kind: 'hub', repo: text, ...(base !== '' && base !== DEFAULT_MIRROR && { base }) };
+  };
+  const recovery = progress && (progress.phase === 'recovering' || progress.phase === 'recovered') ? progress : null;
 
   return (
     <form
-      className="panel watch-setup"
+      className="panel watch-setup model-panel"
       aria-label="Model"
       onSubmit={(e) => {
         e.preventDefault();
-        const text = source.trim();
-        if (text === '') return;
-        void load(kind === 'url' ? { kind: 'url', url: text } : { kind: 'hub', repo: text }, maxNewTokens);
+        const s = llmSource();
+        if (s && settingsProblem === null) void loadModelWithSettings(s, settings);
       }}
     >
       <label className="field">
@@ -54,19 +98,66 @@ export function ModelPanel() {
         <select value={kind} onChange={(e) => setKind(e.target.value as SourceKind)} disabled={loading}>
           <option value="hub">Hugging Face Hub id</option>
           <option value="url">Folder served with the app (URL or path)</option>
+          <option value="folder">Local folder on this computer</option>
         </select>
       </label>
-      <label className="field">
-        {kind === 'hub' ? 'Hub id' : 'Folder URL'}
-        <input type="text" value={source} spellCheck={false} autoComplete="off" placeholder={kind === 'hub' ? 'Qwen/Qwen3-0.6B' : 'models/tiny/'} disabled={loading} onChange={(e) => setSource(e.target.value)} />
-      </label>
-      <NumberField label="Max new tokens" value={maxNewTokens} min={1} max={4096} onChange={setMaxNewTokens} disabled={loading} />
+      {kind === 'hub' && (
+        <>
+          <label className="field">
+            Hub id
+            <input type="text" list={listId} value={source} spellCheck={false} autoComplete="off" placeholder={DEFAULT_MODEL.repo} disabled={loading} onChange={(e) => setSource(e.target.value)} />
+            <datalist id={listId}>
+              {MODEL_REGISTRY.map((m) => (
+                <option key={m.repo} value={m.repo}>
+                  {`${m.label} — ${m.note}, about ${formatBytes(m.approxBytes)}`}
+                </option>
+              ))}
+            </datalist>
+          </label>
+          <label className="field">
+            Mirror (base URL)
+            <input type="url" value={mirror} spellCheck={false} autoComplete="off" disabled={loading} onChange={(e) => setMirror(e.target.value)} />
+          </label>
+        </>
+      )}
+      {kind === 'url' && (
+        <label className="field">
+          Folder URL
+          <input type="text" value={source} spellCheck={false} autoComplete="off" placeholder="models/tiny/" disabled={loading} onChange={(e) => setSource(e.target.value)} />
+        </label>
+      )}
+      {kind === 'folder' && (
+        <label className="field">
+          Model folder
+          <input type="file" multiple {...DIRECTORY_INPUT} disabled={loading} onChange={(e) => setFiles(pickedFiles(e.target.files))} />
+          <span className="meta">{files.length > 0 ? `${folderName}: ${files.length} files (config.json, tokenizer files and safetensors are read)` : 'Pick the folder holding config.json, the tokenizer files and the safetensors weights.'}</span>
+        </label>
+      )}
+
+      <ModelSettings value={form} onChange={(patch) => setForm((f) => ({ ...f, ...patch }))} disabled={loading} />
+      {settingsProblem !== null && <p className="step-error">{settingsProblem}</p>}
+
       <div className="button-row">
-        <button type="submit" disabled={loading || source.trim() === ''}>
+        <button type="submit" disabled={loading || !sourceReady || settingsProblem !== null}>
           {loading ? 'Loading…' : 'Load model'}
         </button>
+        {loading && (
+          <button type="button" onClick={cancelModelLoad}>
+            Cancel
+          </button>
+        )}
+        {status === 'ready' && info && (
+          <>
+            <button type="button" disabled={settingsProblem !== null} onClick={() => void applyModelSettings(settings)}>
+              Apply settings
+            </button>
+            <button type="button" onClick={() => void unloadModel()}>
+              Unload
+            </button>
+          </>
+        )}
       </div>
-      {loading && progress && (
+      {loading && progress && !recovery && (
         <div role="status" aria-label="Model loading">
           {progress.phase === 'download' && <progress max={Math.max(progress.total, 1)} value={progress.loaded} />}
           <p className="meta">{progressText(progress)}</p>
@@ -74,10 +165,20 @@ export function ModelPanel() {
       )}
       {status === 'ready' && info && (
         <p className="meta" role="status" aria-label="Model loaded">
-          Loaded {info.label}: {info.architecture}, {info.layers} layers, hidden {info.hidden}, {info.weights} weights, context {info.contextTokens}, on {info.adapter}. Policy: Qwen.
+          Loaded {info.label}: {info.architecture}, {info.layers} layers, hidden {info.hidden}, {info.weights} weights, context {info.contextTokens}, on {info.adapter}. Policy: Qwen —{' '}
+          {info.settings.shots === 0 ? 'zero-shot' : `${info.shotsBuilt}-shot`}, thinking {info.settings.thinking ? 'on' : 'off'},{' '}
+          {info.settings.temperature === 0 ? 'greedy' : `temperature ${info.settings.temperature}, top-p ${info.settings.topP}`}, at most {info.settings.maxNewTokens} new tokens a turn.
+          {info.settings.shots > info.shotsBuilt && ` (${info.settings.shots} shots asked, but the dataset '${info.settings.shotDataset}' has only ${info.shotsBuilt} train questions to show.)`}
+          {form.weights !== info.weights && ` Load again to store the weights as ${form.weights}.`}
         </p>
       )}
-      {error !== null && <ErrorBox title="The model could not be loaded" message={error} />}
+      {recovery && (
+        <p className="meta" role="status" aria-label="GPU recovery">
+          {progressText(recovery)}
+        </p>
+      )}
+      {error !== null && <ErrorBox title={error.startsWith(CANCELLED) ? 'Loading cancelled' : 'The model could not be loaded or configured'} message={error} />}
+      <ModelCache />
     </form>
   );
 }

@@ -1,0 +1,91 @@
+/**
+ * Page side of the head-to-head in `npm run bench:engine`: transformers.js (`AutoModelForCausalLM`, dtype fp32, the
+ * WASM backend of onnxruntime-web) generating greedily, batch 1, from the ONNX copy of the same weights
+ * (src/model/onnx/qwen.ts), served with the page. The library is not bundled into the page (Vite's library build
+ * would inline ONNX Runtime's 20 MB WASM as base64, twice): it is imported at run time from the installed package's
+ * own `dist/transformers.web.js`, its two bare imports resolved by the page's import map to the installed
+ * onnxruntime-web / onnxruntime-common files (bench/engine.bench.ts). ONNX Runtime's WASM comes from the same server
+ * (`/ort/`), never from a CDN: transformers.js points `wasmPaths` at jsDelivr on import, so it is overwritten
+ * before any session is made.
+ *
+ * Timing: `generate` calls its streamer once with the prompt, then once after each forward + sampling step, so the
+ * gap between the 2nd call (prefill done, first token chosen) and the last is N decode steps of one token, the same
+ * span the engine's decode timing covers. A warm-up generation runs first (WASM compile, session init).
+ */
+import type { TextStreamer } from '@huggingface/transformers';
+
+type Transformers = typeof import('@huggingface/transformers');
+
+/** Stamps each `put`: the prompt first, then one per generated token (batch 1). */
+function timingStreamer() {
+  const stamps: number[] = [];
+  const tokens: number[] = [];
+  const put = (value: bigint[][]) => {
+    stamps.push(performance.now());
+    if (stamps.length > 1) tokens.push(Number(value[0][0]));
+  };
+  // generate() only calls put and end; the declared parameter type is BaseStreamer & TextStreamer.
+  return { stamps, tokens, streamer: { put, end: () => undefined } as unknown as TextStreamer };
+}
+
+export interface TransformersOptions {
+  /** URL of transformers.js's ES module (dist/transformers.web.js). */
+  libUrl: string;
+  /** Folder URL holding `<modelId>/config.json` and `<modelId>/onnx/model.onnx` (transformers.js's localModelPath). */
+  modelBase: string;
+  modelId: string;
+  /** URL of the folder with ort-wasm-simd-threaded.asyncify.{mjs,wasm}. */
+  ortBase: string;
+}
+
+/** One greedy generation: the first token (from prefill) and N decoded ones, and the two spans. */
+export interface GenerationTiming {
+  tokens: number[];
+  prefillMs: number;
+  decodeMs: number;
+}
+
+export interface TransformersInfo {
+  loadMs: number;
+  threads: number;
+  crossOriginIsolated: boolean;
+  ortVersion: string;
+}
+
+export interface TransformersSession {
+  info: TransformersInfo;
+  /** Greedy, batch 1: the prompt, then exactly `decode` + 1 new tokens. */
+  generate(promptIds: readonly number[], decode: number): Promise<GenerationTiming>;
+  dispose(): Promise<void>;
+}
+
+/** Loads transformers.js and the ONNX model (fp32, WASM) from our own origin. */
+export async function openTransformers(o: TransformersOptions): Promise<TransformersSession> {
+  const { AutoModelForCausalLM, env, Tensor } = (await import(/* @vite-ignore */ o.libUrl)) as Transformers;
+  const wasm = env.backends.onnx.wasm!;
+  wasm.wasmPaths = { mjs: `${o.ortBase}/ort-wasm-simd-threaded.asyncify.mjs`, wasm: `${o.ortBase}/ort-wasm-simd-threaded.asyncify.wasm` };
+  env.useWasmCache = false;
+  env.useBrowserCache = false;
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.localModelPath = `${o.modelBase}/`;
+
+  const l0 = performance.now();
+  const model = await AutoModelForCausalLM.from_pretrained(o.modelId, { dtype: 'fp32', device: 'wasm' });
+  const loadMs = performance.now() - l0;
+  return {
+    info: { loadMs, threads: wasm.numThreads ?? 1, crossOriginIsolated: globalThis.crossOriginIsolated, ortVersion: env.backends.onnx.versions?.web ?? '?' },
+    async generate(promptIds, decode) {
+      const input_ids = new Tensor('int64', BigInt64Array.from(promptIds.map(BigInt)), [1, promptIds.length]);
+      const { stamps, tokens, streamer } = timingStreamer();
+      const t0 = performance.now();
+      // min_new_tokens: an end-of-text token must not stop the timed run early.
+      await model.generate({ inputs: input_ids, max_new_tokens: decode + 1, min_new_tokens: decode + 1, do_sample: false, streamer });
+      if (stamps.length !== decode + 2) throw new Error(`transformers.js streamed ${stamps.length - 1} tokens, expected ${decode + 1}`);
+      return { tokens, prefillMs: stamps[1] - t0, decodeMs: stamps[decode + 1] - stamps[1] };
+    },
+    dispose: async () => {
+      await model.dispose();
+    },
+  };
+}

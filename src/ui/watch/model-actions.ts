@@ -1,0 +1,104 @@
+/**
+ * The Model panel's named actions: load a model with its settings, cancel a load, apply new settings to the loaded
+ * model, unload it, and read or clear the browser's model cache. Each is one round trip to the environment worker;
+ * the results land in the Watch slice's model fields (`modelStatus`, `modelInfo`, `modelProgress`, `modelError`) and
+ * in the policy list Watch and Evaluate share, so the two views see a model come and go at once.
+ *
+ * The progress callback given to `loadModel` stays live after the load: the worker reports a device-loss recovery
+ * through it ('recovering', 'recovered'), which the panel shows as a notice.
+ */
+import type { CachedModel } from '../../model/cache.ts';
+import { callback, envClient } from '../../workers/env-client.ts';
+import type { LoadedModelInfo } from '../../workers/env-service.ts';
+import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
+import type { LlmPolicySettings } from '../../workers/llm-settings.ts';
+import { errorText } from '../store/datasets-slice.ts';
+import { useStore } from '../store/store.ts';
+
+/** How the message of a cancelled load starts. */
+export const CANCELLED = 'Loading was cancelled.';
+
+/** True for a load the user cancelled (the worker's LoadCancelledError, or an AbortError). */
+export function isCancelled(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === 'LoadCancelledError' || name === 'AbortError' || name === 'DownloadCancelledError';
+}
+
+/** Lists the worker's policies again; a chosen policy that is gone (the model unloaded) falls back to Oracle. */
+async function refreshPolicies(): Promise<void> {
+  const infos = await envClient().policies();
+  const known = (name: string): boolean => infos.some((p) => p.name === name);
+  useStore.setState((s) => ({
+    policyInfos: infos,
+    ...(!known(s.watchOptions.policy) && { watchOptions: { ...s.watchOptions, policy: 'oracle' } }),
+    ...(!known(s.evalForm.policy) && { evalForm: { ...s.evalForm, policy: 'oracle' } }),
+  }));
+}
+
+function loaded(info: LoadedModelInfo): void {
+  useStore.setState((s) => ({ modelStatus: 'ready', modelInfo: info, modelError: null, watchOptions: { ...s.watchOptions, policy: info.policy } }));
+}
+
+/**
+ * Loads `source` with `settings`; on success its policy is listed and chosen in Watch. A cancelled or failed load
+ * leaves the model held before (if any) in place, with the reason shown.
+ */
+export async function loadModelWithSettings(source: LlmSource, settings: LlmPolicySettings): Promise<void> {
+  const state = useStore.getState();
+  if (state.modelStatus === 'loading') return;
+  const before = state.modelInfo;
+  useStore.setState({ modelStatus: 'loading', modelError: null, modelProgress: null });
+  try {
+    const info = await envClient().loadModel(
+      source,
+      settings,
+      callback((p: LlmLoadProgress) => useStore.setState({ modelProgress: p })),
+    );
+    await refreshPolicies();
+    loaded(info);
+  } catch (e) {
+    const held = await envClient()
+      .modelInfo()
+      .catch(() => before);
+    useStore.setState({
+      modelStatus: held ? 'ready' : isCancelled(e) ? 'idle' : 'error',
+      modelInfo: held,
+      modelProgress: null,
+      modelError: isCancelled(e) ? `${CANCELLED} ${held ? `${held.label} is still loaded. ` : ''}A Hub download keeps the bytes it received, so loading again resumes it.` : errorText(e),
+    });
+  }
+}
+
+/** Stops the load in progress (the worker keeps a Hub download's partial bytes). */
+export function cancelModelLoad(): void {
+  void envClient().cancelModelLoad();
+}
+
+/** New prompting and sampling settings for the loaded model, without reloading it (next episode onwards). */
+export async function applyModelSettings(settings: LlmPolicySettings): Promise<void> {
+  try {
+    loaded(await envClient().setModelSettings(settings));
+    await refreshPolicies();
+  } catch (e) {
+    useStore.setState({ modelError: errorText(e) });
+  }
+}
+
+/** Drops the model from the worker and the GPU; Watch and Evaluate fall back to Oracle if they had chosen it. */
+export async function unloadModel(): Promise<void> {
+  await envClient().unloadModel();
+  useStore.setState({ modelStatus: 'idle', modelInfo: null, modelProgress: null, modelError: null });
+  await refreshPolicies();
+}
+
+export function listCachedModels(): Promise<CachedModel[]> {
+  return envClient().cachedModels();
+}
+
+export function clearCachedModel(model: CachedModel): Promise<number> {
+  return envClient().clearCachedModel(model.repo, { revision: model.revision, base: model.base });
+}
+
+export function clearModelCache(): Promise<void> {
+  return envClient().clearModelCache();
+}
