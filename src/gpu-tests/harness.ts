@@ -8,6 +8,9 @@ import type { MatmulVariant } from '../gpu/kernels/matmul.ts';
 import { timeMatmul } from './bench.ts';
 import type { Comparison } from './compare.ts';
 import { checkAttention } from './checks/attention.ts';
+import { checkAdamw, checkRmsnormBackward, checkSwigluBackward, checkTokenLogprobBackward } from './checks/backward-elementwise.ts';
+import { checkBackwardAttention } from './checks/backward-attention.ts';
+import { checkLoraBackward, checkMatmulDx } from './checks/backward-linear.ts';
 import { checkDevice } from './checks/device.ts';
 import { checkEmbedding, checkLogSoftmax, checkResidual, checkRmsnorm, checkRope, checkSwiglu } from './checks/elementwise.ts';
 import { checkEngine, checkEngineLora, checkEngineQwen2 } from './checks/engine.ts';
@@ -15,6 +18,7 @@ import { checkEngineSample } from './checks/engine-sample.ts';
 import { checkMatmul } from './checks/matmul.ts';
 import { checkQuantEmbedding, checkQuantEngine, checkQuantMatmul } from './checks/quant.ts';
 import { checkSampleDistribution, checkSampleGreedy, checkSampleVocab } from './checks/sample.ts';
+import { checkTrainAdamwStep, checkTrainGradients, checkTrainLogprobs } from './checks/train-engine.ts';
 
 /** A check returns its comparisons; `note` records figures it reports without asserting (dispatch counts…). */
 export type Check = (ctx: GpuContext, seed: number, note: (text: string) => void) => Promise<Comparison[]>;
@@ -38,6 +42,16 @@ const CHECKS: Record<string, Check> = {
   'quant-matmul': checkQuantMatmul,
   'quant-embedding': checkQuantEmbedding,
   'quant-engine': checkQuantEngine,
+  'train-logprobs': checkTrainLogprobs,
+  'train-gradients': checkTrainGradients,
+  'train-adamw-step': checkTrainAdamwStep,
+  'backward-rmsnorm': checkRmsnormBackward,
+  'backward-swiglu': checkSwigluBackward,
+  'backward-token-logprob': checkTokenLogprobBackward,
+  adamw: checkAdamw,
+  'backward-attention': checkBackwardAttention,
+  'backward-matmul-dx': checkMatmulDx,
+  'backward-lora': checkLoraBackward,
 };
 
 export interface CheckReport {

@@ -19,21 +19,26 @@
  * reference); they are encoded on the CPU in `loadWeights` and dequantised inside the matmul and embedding kernels.
  * Nothing is kept between layers but x and the cache, so a training pass can recompute any layer from its input.
  *
+ * Training (issue 5): created with `options.training` (and `options.lora`), the same engine is driven by a
+ * `QwenTrainer` (qwen-trainer.ts) that records the same per-layer calls (`encodeLayer`) on the same buffers and the
+ * same live adapter, so the policy that samples is the policy that learns.
+ *
  * Ownership: the engine owns its allocated plan and recorder and destroys them in `destroy()`; `ctx` is the caller's.
  */
 import { allocatePlan, type AllocatedPlan } from '../allocate.ts';
 import { readBuffer, readF32 } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
-import { GpuShapeError } from '../errors.ts';
+import { GpuLimitError, GpuOutOfMemoryError, GpuShapeError } from '../errors.ts';
 import { buildRopeTable } from '../kernels/rope-table.ts';
 import type { LoraBranch } from '../kernels/matmul.ts';
 import { checkSamplingParams, packSampleKeys, unpackSampled, type Sampled, type SamplingParams } from '../kernels/sample.ts';
 import type { SampleKey } from '../kernels/sample-rng.ts';
 import { DEFAULT_DECODE_WEIGHTS, encodeWeight } from '../quant.ts';
-import { matrixFormat, planMemory, projectionWeightName, type MemoryPlan, type PlanDims, type PlanOptions, type ProjectionName } from '../memory-plan.ts';
-import { Recorder } from '../recorder.ts';
+import { formatBytes, matrixFormat, planMemory, projectionWeightName, type MemoryPlan, type PlanDims, type PlanOptions, type ProjectionName } from '../memory-plan.ts';
+import { Recorder, type BufferArg } from '../recorder.ts';
 import { maxChunkBytes } from '../split.ts';
 import { createEngineOps, type EngineOps } from './ops.ts';
+import { suggestTrainingFit } from './train-fit.ts';
 
 /** Model dimensions and constants (a `ModelConfig` of src/model matches structurally). */
 export interface EngineModel extends PlanDims {
@@ -50,8 +55,21 @@ export interface TensorLike {
 /** A LoRA adapter's pairs per layer and target (the shape of src/model's `LoraAdapter.layers`). */
 export type LoraLayers = ReadonlyArray<Partial<Record<ProjectionName, { a: TensorLike; b: TensorLike }>>>;
 
-/** Plan options; `weights` (the base matrices' storage) defaults to DEFAULT_DECODE_WEIGHTS ('q4'). */
-export type EngineOptions = Omit<PlanOptions, 'maxBindingBytes' | 'logitRows' | 'training'>;
+/**
+ * Plan options; `weights` (the base matrices' storage) defaults to DEFAULT_DECODE_WEIGHTS ('q4'); `training` adds
+ * the buffers a `QwenTrainer` needs (checkpoints, gradients, AdamW state; with `lora`).
+ */
+export type EngineOptions = Omit<PlanOptions, 'maxBindingBytes' | 'logitRows'>;
+
+/** How `encodeLayer` records one layer (the engine's own forward uses the defaults). */
+export interface LayerOptions {
+  /** Run the LoRA branches (default: the engine's current setting, `setLoraEnabled`). */
+  lora?: boolean;
+  /** Where each projection's u = x·Aᵀ (T, R) goes (default: the shared scratch `act.loraU`). */
+  loraU?: (p: ProjectionName) => BufferArg;
+  /** Stop before the MLP's residual add: act.x stays x + attention (the training recompute needs it). */
+  skipMlpResidual?: boolean;
+}
 
 /** New tokens of one sequence, appended at its current length. */
 export interface StepInput {
@@ -73,6 +91,24 @@ interface PackedToken {
   position: number;
   /** Index of the input whose last token this is (its logits are wanted), or -1. */
   logitOf: number;
+}
+
+/**
+ * allocatePlan, and for a training plan an out-of-memory error (or a tensor above one binding) that names the
+ * smaller setting to try (train-fit.ts).
+ */
+async function allocateForTraining(ctx: GpuContext, plan: MemoryPlan, model: EngineModel, options: EngineOptions): Promise<AllocatedPlan> {
+  try {
+    return await allocatePlan(ctx, plan);
+  } catch (error) {
+    if (!options.training || !(error instanceof GpuOutOfMemoryError || error instanceof GpuLimitError)) throw error;
+    const maxBinding = plan.options.maxBindingBytes;
+    const suggestion = suggestTrainingFit(model, { ...options, maxBindingBytes: maxBinding });
+    const over = plan.entries.find((e) => !e.chunks && e.bytes > maxBinding);
+    const what =
+      error instanceof GpuOutOfMemoryError ? error.tensor : over ? `${over.name}, ${formatBytes(over.bytes)} above one ${formatBytes(maxBinding)} binding` : error.message;
+    throw new GpuOutOfMemoryError(`training plan (${what})`, plan.totalBytes, suggestion ? suggestion.text : 'Pick a smaller model.');
+  }
 }
 
 export class QwenEngine {
@@ -101,7 +137,7 @@ export class QwenEngine {
   static async create(ctx: GpuContext, model: EngineModel, options: EngineOptions): Promise<QwenEngine> {
     const weights = options.weights ?? DEFAULT_DECODE_WEIGHTS;
     const plan = planMemory(model, { ...options, weights, logitRows: options.batch, maxBindingBytes: maxChunkBytes(ctx.limits) });
-    const [mem, ops] = await Promise.all([allocatePlan(ctx, plan), createEngineOps(ctx, [weights])]);
+    const [mem, ops] = await Promise.all([allocateForTraining(ctx, plan, model, { ...options, weights }), createEngineOps(ctx, [weights])]);
     const engine = new QwenEngine(ctx, model, plan, mem, ops);
     const { context: S } = plan.options;
     mem.write('rope.table', [S, model.headDim / 2, 2], buildRopeTable(model.headDim, model.ropeTheta, S));
@@ -136,6 +172,28 @@ export class QwenEngine {
     }
     this.loraScale = scale;
     this.loraOn = true;
+  }
+
+  /** The device context, the allocated plan, the forward ops and the adapter's scale: what a trainer shares. */
+  get context(): GpuContext {
+    return this.ctx;
+  }
+
+  get memory(): AllocatedPlan {
+    return this.mem;
+  }
+
+  get forwardOps(): EngineOps {
+    return this.ops;
+  }
+
+  /** The LoRA scale of the loaded adapter (0 before `loadLora`). */
+  get loraScaling(): number {
+    return this.loraScale;
+  }
+
+  get loraEnabled(): boolean {
+    return this.loraOn;
   }
 
   /** Runs without the adapter (the base model) or with it again. */
@@ -222,8 +280,7 @@ export class QwenEngine {
    */
   private async forward(tokens: readonly PackedToken[], sampler: { sampling: SamplingParams; keys: readonly SampleKey[] } | null): Promise<ForwardResult> {
     const m = this.model;
-    const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D, vocabSize: V } = m;
-    const { batch: B, context: S } = this.plan.options;
+    const { hiddenSize: C, vocabSize: V } = m;
     const T = tokens.length;
     const mem = this.mem;
     const ops = this.ops;
@@ -237,62 +294,11 @@ export class QwenEngine {
     mem.writeRange('act.positions', Uint32Array.from(tokens, (t) => t.position));
     mem.writeRange('act.slots', Uint32Array.from(tokens, (t) => t.slot));
     const ids = view('act.ids', T);
-    const positions = view('act.positions', T);
-    const slots = view('act.slots', T);
     const x = view('act.x', T * C);
     const xn = view('act.xn', T * C);
 
-    const lora = this.plan.options.lora;
-    const linear = (layer: number, p: ProjectionName, out: { buffer: GPUBuffer; size: number }, input: { buffer: GPUBuffer; size: number }) => {
-      const name = projectionWeightName(layer, p);
-      const biasName = `${name}.bias`;
-      let branch: LoraBranch | null = null;
-      if (this.loraOn && lora && lora.targets.includes(p)) {
-        branch = { a: buf(`${name}.lora_A`), b: buf(`${name}.lora_B`), u: view('act.loraU', T * lora.rank), rank: lora.rank, scale: this.loraScale };
-      }
-      ops.matmul.encode(rec, { out, x: input, w: mem.weight(`${name}.weight`), M: T, bias: mem.has(biasName) ? buf(biasName) : null, lora: branch });
-    };
-
     ops.embedding.encode(rec, { out: x, ids, table: mem.weight('model.embed_tokens.weight'), T });
-    for (let l = 0; l < m.numLayers; l++) {
-      const prefix = `model.layers.${l}`;
-      const q = view('act.q', T * H * D);
-      const k = view('act.k', T * KVH * D);
-      const v = view('act.v', T * KVH * D);
-      const attn = view('act.attn', T * H * D);
-      const proj = view('act.proj', T * C);
-      ops.rmsnorm.encode(rec, { out: xn, x, weight: buf(`${prefix}.input_layernorm.weight`), M: T, C, eps: m.rmsNormEps });
-      if (m.qkNorm) {
-        const qRaw = view('act.qRaw', T * H * D);
-        const kRaw = view('act.kRaw', T * KVH * D);
-        linear(l, 'q_proj', qRaw, xn);
-        linear(l, 'k_proj', kRaw, xn);
-        ops.rmsnorm.encode(rec, { out: q, x: qRaw, weight: buf(`${prefix}.self_attn.q_norm.weight`), M: T * H, C: D, eps: m.rmsNormEps });
-        ops.rmsnorm.encode(rec, { out: k, x: kRaw, weight: buf(`${prefix}.self_attn.k_norm.weight`), M: T * KVH, C: D, eps: m.rmsNormEps });
-      } else {
-        linear(l, 'q_proj', q, xn);
-        linear(l, 'k_proj', k, xn);
-      }
-      linear(l, 'v_proj', v, xn);
-      const table = buf('rope.table');
-      ops.rope.encode(rec, { x: q, positions, table, T, NH: H, D, P: S });
-      ops.rope.encode(rec, { x: k, positions, table, T, NH: KVH, D, P: S });
-      const kCache = buf(`kv.${l}.k`);
-      const vCache = buf(`kv.${l}.v`);
-      ops.kvcache.write(rec, { k, v, slots, positions, kCache, vCache, T, KVH, D, S, B });
-      ops.attention.encode(rec, { out: attn, lse: view('act.lse', T * H), q, kCache, vCache, slots, positions, T, H, KVH, D, S, B });
-      linear(l, 'o_proj', proj, attn);
-      ops.residual.addInPlace(rec, { acc: x, b: proj, n: T * C });
-      ops.rmsnorm.encode(rec, { out: xn, x, weight: buf(`${prefix}.post_attention_layernorm.weight`), M: T, C, eps: m.rmsNormEps });
-      const gate = view('act.gate', T * I);
-      const up = view('act.up', T * I);
-      const act = view('act.mlp', T * I);
-      linear(l, 'gate_proj', gate, xn);
-      linear(l, 'up_proj', up, xn);
-      ops.swiglu.encode(rec, { out: act, gate, up, n: T * I });
-      linear(l, 'down_proj', proj, act);
-      ops.residual.addInPlace(rec, { acc: x, b: proj, n: T * C });
-    }
+    for (let l = 0; l < m.numLayers; l++) this.encodeLayer(rec, l, T);
 
     // Logits of the wanted rows only: copy their hidden states out, norm them, multiply by the LM head.
     const wanted = tokens.map((t, i) => (t.logitOf >= 0 ? i : -1)).filter((i) => i >= 0);
@@ -315,6 +321,76 @@ export class QwenEngine {
     }
     rec.submit();
     return { kind: 'logits', rows: await readF32(this.ctx, buf('act.logits'), rows * V) };
+  }
+
+  /**
+   * Records one decoder layer on the T tokens whose ids, positions and slots are in act.* (see the header): reads
+   * and updates act.x in place, writes k and v to kv.l at each token's (slot, position), leaves every intermediate
+   * of the layer in its act.* buffer (xn holds the post-attention norm's output at the end).
+   */
+  encodeLayer(rec: Recorder, l: number, T: number, options: LayerOptions = {}): void {
+    const m = this.model;
+    const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D } = m;
+    const { batch: B, context: S } = this.plan.options;
+    const mem = this.mem;
+    const ops = this.ops;
+    const buf = (name: string) => mem.buffer(name);
+    // Bindings sized to this step's T tokens (the planned buffers hold the maximum).
+    const view = (name: string, elements: number) => ({ buffer: buf(name), size: elements * 4 });
+    const positions = view('act.positions', T);
+    const slots = view('act.slots', T);
+    const x = view('act.x', T * C);
+    const xn = view('act.xn', T * C);
+    const lora = this.plan.options.lora;
+    const loraOn = options.lora ?? this.loraOn;
+    const linear = (p: ProjectionName, out: BufferArg, input: BufferArg) => {
+      const name = projectionWeightName(l, p);
+      const biasName = `${name}.bias`;
+      let branch: LoraBranch | null = null;
+      if (loraOn && lora && lora.targets.includes(p)) {
+        const u = options.loraU ? options.loraU(p) : view('act.loraU', T * lora.rank);
+        branch = { a: buf(`${name}.lora_A`), b: buf(`${name}.lora_B`), u, rank: lora.rank, scale: this.loraScale };
+      }
+      ops.matmul.encode(rec, { out, x: input, w: mem.weight(`${name}.weight`), M: T, bias: mem.has(biasName) ? buf(biasName) : null, lora: branch });
+    };
+
+    const prefix = `model.layers.${l}`;
+    const q = view('act.q', T * H * D);
+    const k = view('act.k', T * KVH * D);
+    const v = view('act.v', T * KVH * D);
+    const attn = view('act.attn', T * H * D);
+    const proj = view('act.proj', T * C);
+    ops.rmsnorm.encode(rec, { out: xn, x, weight: buf(`${prefix}.input_layernorm.weight`), M: T, C, eps: m.rmsNormEps });
+    if (m.qkNorm) {
+      const qRaw = view('act.qRaw', T * H * D);
+      const kRaw = view('act.kRaw', T * KVH * D);
+      linear('q_proj', qRaw, xn);
+      linear('k_proj', kRaw, xn);
+      ops.rmsnorm.encode(rec, { out: q, x: qRaw, weight: buf(`${prefix}.self_attn.q_norm.weight`), M: T * H, C: D, eps: m.rmsNormEps });
+      ops.rmsnorm.encode(rec, { out: k, x: kRaw, weight: buf(`${prefix}.self_attn.k_norm.weight`), M: T * KVH, C: D, eps: m.rmsNormEps });
+    } else {
+      linear('q_proj', q, xn);
+      linear('k_proj', k, xn);
+    }
+    linear('v_proj', v, xn);
+    const table = buf('rope.table');
+    ops.rope.encode(rec, { x: q, positions, table, T, NH: H, D, P: S });
+    ops.rope.encode(rec, { x: k, positions, table, T, NH: KVH, D, P: S });
+    const kCache = buf(`kv.${l}.k`);
+    const vCache = buf(`kv.${l}.v`);
+    ops.kvcache.write(rec, { k, v, slots, positions, kCache, vCache, T, KVH, D, S, B });
+    ops.attention.encode(rec, { out: attn, lse: view('act.lse', T * H), q, kCache, vCache, slots, positions, T, H, KVH, D, S, B });
+    linear('o_proj', proj, attn);
+    ops.residual.addInPlace(rec, { acc: x, b: proj, n: T * C });
+    ops.rmsnorm.encode(rec, { out: xn, x, weight: buf(`${prefix}.post_attention_layernorm.weight`), M: T, C, eps: m.rmsNormEps });
+    const gate = view('act.gate', T * I);
+    const up = view('act.up', T * I);
+    const act = view('act.mlp', T * I);
+    linear('gate_proj', gate, xn);
+    linear('up_proj', up, xn);
+    ops.swiglu.encode(rec, { out: act, gate, up, n: T * I });
+    linear('down_proj', proj, act);
+    if (!options.skipMlpResidual) ops.residual.addInPlace(rec, { acc: x, b: proj, n: T * C });
   }
 
   /** Destroys every buffer of the plan and the recorder's. */

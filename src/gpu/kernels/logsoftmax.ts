@@ -1,9 +1,12 @@
 /**
  * logsoftmax op (see logsoftmax.wgsl): per-row log-sum-exp over the vocabulary, then either the full
- * log-probabilities (M, V) or only the chosen tokens' log-probabilities (M). One workgroup of 256 per row.
+ * log-probabilities (M, V) or only the chosen tokens' log-probabilities (M); and the chosen tokens' backward, in
+ * place on the chunk's logits. One workgroup of 256 per row.
  */
 import { requireBytes } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
+import type { TokenLogprobBackwardArgs } from '../engine/train-ops.ts';
+import { GpuShapeError } from '../errors.ts';
 import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
@@ -29,15 +32,29 @@ const TOKEN_LOGPROB_BINDINGS: BindingSpec[] = [
   { binding: 5, kind: 'storage', name: 'logprob' },
 ];
 
+/** lse is declared read_write in the module (the forwards write it), so its layout entry is 'storage' here too. */
+const TOKEN_LOGPROB_BACKWARD_BINDINGS: BindingSpec[] = [
+  { binding: 0, kind: 'uniform', name: 'params' },
+  { binding: 3, kind: 'storage', name: 'lse' },
+  { binding: 4, kind: 'read-only-storage', name: 'targets' },
+  { binding: 6, kind: 'storage', name: 'logits' },
+  { binding: 7, kind: 'read-only-storage', name: 'dlogprob' },
+];
+
 export class LogSoftmaxOp {
-  private constructor(private readonly full: Kernel, private readonly token: Kernel) {}
+  private constructor(
+    private readonly full: Kernel,
+    private readonly token: Kernel,
+    private readonly tokenBackward: Kernel,
+  ) {}
 
   static async create(ctx: GpuContext): Promise<LogSoftmaxOp> {
-    const [full, token] = await Promise.all([
+    const [full, token, tokenBackward] = await Promise.all([
       getKernel(ctx, { name: 'logsoftmax.log_softmax', code: CODE, entryPoint: 'log_softmax', bindings: LOG_SOFTMAX_BINDINGS }),
       getKernel(ctx, { name: 'logsoftmax.token_logprob', code: CODE, entryPoint: 'token_logprob', bindings: TOKEN_LOGPROB_BINDINGS }),
+      getKernel(ctx, { name: 'logsoftmax.token_logprob_backward', code: CODE, entryPoint: 'token_logprob_backward', bindings: TOKEN_LOGPROB_BACKWARD_BINDINGS }),
     ]);
-    return new LogSoftmaxOp(full, token);
+    return new LogSoftmaxOp(full, token, tokenBackward);
   }
 
   /** out (M, V) = logits − lse; lse (M). */
@@ -57,5 +74,24 @@ export class LogSoftmaxOp {
     requireBytes('token_logprob', 'logprob', args.logprob, M * 4);
     requireBytes('token_logprob', 'lse', args.lse, M * 4);
     rec.dispatch(this.token, LOG_SOFTMAX_PARAMS.pack({ M, V }), { logits: args.logits, lse: args.lse, targets: args.targets, logprob: args.logprob }, grid1d(M));
+  }
+
+  /**
+   * In place: logits (M, V) become dlogits = dlogprob[m] · (onehot(targets[m]) − softmax(logits[m])), with lse (M)
+   * from `tokenLogprob` on the same logits. The lse buffer is only read (bound read_write, see the bindings).
+   */
+  tokenLogprobBackward(rec: Recorder, args: TokenLogprobBackwardArgs): void {
+    const { M, V } = args;
+    if (M <= 0 || V <= 0) throw new GpuShapeError('token_logprob_backward', `M = ${M}, V = ${V} must be positive`);
+    requireBytes('token_logprob_backward', 'logits', args.logits, M * V * 4);
+    requireBytes('token_logprob_backward', 'lse', args.lse, M * 4);
+    requireBytes('token_logprob_backward', 'targets', args.targets, M * 4);
+    requireBytes('token_logprob_backward', 'dlogprob', args.dlogprob, M * 4);
+    rec.dispatch(
+      this.tokenBackward,
+      LOG_SOFTMAX_PARAMS.pack({ M, V }),
+      { lse: args.lse, targets: args.targets, logits: args.logits, dlogprob: args.dlogprob },
+      grid1d(M),
+    );
   }
 }

@@ -3,6 +3,9 @@
 //   lse[m]        = log Σ_v exp(logits[m, v])                      (max-subtracted, in f32)
 //   out[m, v]     = logits[m, v] − lse[m]                           (entry log_softmax)
 //   logprob[m]    = logits[m, targets[m]] − lse[m]                  (entry token_logprob: no (M, V) output)
+//   dlogits[m, v] = dlogprob[m] · ([v = targets[m]] − exp(dlogits[m, v] − lse[m]))
+//                                                                   (entry token_logprob_backward, IN PLACE: the
+//                                                                    chunk's logits become their gradient)
 //
 // token_logprob is what training and sampling need per chosen token: the LM head's logits are produced for a chunk
 // of rows at a time and reduced to one number per row here, so a (T, V) matrix never exists.
@@ -14,10 +17,15 @@
 //   3 lse      rw       f32 (M)
 //   4 targets  read     u32 (M), < V     (token_logprob only)
 //   5 logprob  rw       f32 (M)          (token_logprob only)
+//   6 dlogits  rw       f32 (M, V)       (token_logprob_backward only: holds the logits, overwritten)
+//   7 dlogprob read     f32 (M)          (token_logprob_backward only)
+// token_logprob_backward binds 0, 3 (only read: the forward's lse), 4, 6 and 7.
 //
 // Workgroup: 256 invocations per row (grid_index over M rows). Each keeps an online (max, sum) over a strided
 // slice of the row; a tree reduction merges the pairs as (m, s) ⊕ (m', s') = (M, s·e^(m−M) + s'·e^(m'−M)).
-// Backward (dlogits = dout − exp(out)·Σ dout, or for token log-probs onehot − softmax) will join this file.
+// token_logprob_backward needs no reduction (the forward's lse is given): each invocation rewrites a strided slice
+// of its row; a row whose dlogprob is 0 becomes exactly 0. Numerics: softmax as exp(x − lse) ≤ 1 (no overflow).
+// (The full log_softmax backward, dlogits = dout − exp(out)·Σ dout, is not needed by training and is not here.)
 
 const WG: u32 = 256u;
 
@@ -27,6 +35,8 @@ const WG: u32 = 256u;
 @group(0) @binding(3) var<storage, read_write> lse: array<f32>;
 @group(0) @binding(4) var<storage, read> targets: array<u32>;
 @group(0) @binding(5) var<storage, read_write> logprob: array<f32>;
+@group(0) @binding(6) var<storage, read_write> dlogits: array<f32>;
+@group(0) @binding(7) var<storage, read> dlogprob: array<f32>;
 
 var<workgroup> red_m: array<f32, WG>;
 var<workgroup> red_s: array<f32, WG>;
@@ -90,5 +100,22 @@ fn token_logprob(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
   if (li == 0u) {
     lse[row] = l;
     logprob[row] = logits[row * params.V + targets[row]] - l;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn token_logprob_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                          @builtin(local_invocation_index) li: u32) {
+  let row = grid_index(wid, nwg);
+  if (row >= params.M) {
+    return;
+  }
+  let o = row * params.V;
+  let g = dlogprob[row];
+  let l = lse[row];
+  let chosen = targets[row];
+  for (var v = li; v < params.V; v = v + WG) {
+    let onehot = select(0.0, 1.0, v == chosen);
+    dlogits[o + v] = g * (onehot - exp(dlogits[o + v] - l));
   }
 }

@@ -1,0 +1,108 @@
+/**
+ * attention backward op (see attention-backward.wgsl): dq, dk, dv of causal GQA attention over one layer's KV cache,
+ * for a training batch whose sequences are packed from position 0, each in its own cache slot (the contract is
+ * `AttentionBackwardArgs` in engine/train-ops.ts). Probabilities are recomputed from q, the cached keys and the
+ * forward's lse. Three dispatches: stats (Δ = rowsum(dout ∘ out), parked in dq), dk/dv per (key token, kv head), dq
+ * per (query token, head). dq, dk and dv are written, not accumulated; the op owns no buffer.
+ */
+import { requireBytes } from '../buffers.ts';
+import type { GpuContext } from '../device.ts';
+import type { AttentionBackwardArgs } from '../engine/train-ops.ts';
+import { GpuShapeError } from '../errors.ts';
+import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
+import type { Recorder } from '../recorder.ts';
+import { defineUniforms } from '../uniforms.ts';
+import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
+import { ATTENTION_MAX_D } from './attention.ts';
+import source from './attention-backward.wgsl?raw';
+
+export const ATTENTION_BACKWARD_PARAMS = defineUniforms('AttentionBackwardParams', { T: 'u32', H: 'u32', KVH: 'u32', D: 'u32', S: 'u32', scale: 'f32' });
+
+/** The stats pass parks lse, Δ and the cache row in dq[t, h, 0..2]. */
+const MIN_D = 3;
+/** Cache rows (slot·S + position) travel as exact f32 integers. */
+const MAX_CACHE_ROWS = 2 ** 24;
+const WG = 64;
+
+const CODE = composeWgsl(WGSL_GRID, ATTENTION_BACKWARD_PARAMS.wgsl, source);
+
+const STATS_BINDINGS: BindingSpec[] = [
+  { binding: 0, kind: 'uniform', name: 'params' },
+  { binding: 1, kind: 'read-only-storage', name: 'dout' },
+  { binding: 2, kind: 'read-only-storage', name: 'out' },
+  { binding: 3, kind: 'read-only-storage', name: 'lse' },
+  { binding: 4, kind: 'read-only-storage', name: 'slots' },
+  { binding: 5, kind: 'read-only-storage', name: 'positions' },
+  { binding: 6, kind: 'storage', name: 'dq' },
+];
+
+const DKDV_BINDINGS: BindingSpec[] = [
+  { binding: 0, kind: 'uniform', name: 'params' },
+  { binding: 1, kind: 'read-only-storage', name: 'q' },
+  { binding: 2, kind: 'read-only-storage', name: 'dout' },
+  { binding: 3, kind: 'read-only-storage', name: 'stats' },
+  { binding: 4, kind: 'read-only-storage', name: 'seqEnds' },
+  { binding: 5, kind: 'read-only-storage', name: 'kCache' },
+  { binding: 6, kind: 'read-only-storage', name: 'vCache' },
+  { binding: 7, kind: 'storage', name: 'dk' },
+  { binding: 8, kind: 'storage', name: 'dv' },
+];
+
+const DQ_BINDINGS: BindingSpec[] = [
+  { binding: 0, kind: 'uniform', name: 'params' },
+  { binding: 1, kind: 'read-only-storage', name: 'q' },
+  { binding: 2, kind: 'read-only-storage', name: 'dout' },
+  { binding: 3, kind: 'read-only-storage', name: 'kCache' },
+  { binding: 4, kind: 'read-only-storage', name: 'vCache' },
+  { binding: 5, kind: 'read-only-storage', name: 'slots' },
+  { binding: 6, kind: 'read-only-storage', name: 'positions' },
+  { binding: 7, kind: 'storage', name: 'dq' },
+];
+
+export class AttentionBackwardOp {
+  private constructor(
+    private readonly stats: Kernel,
+    private readonly dkdv: Kernel,
+    private readonly dq: Kernel,
+  ) {}
+
+  static async create(ctx: GpuContext): Promise<AttentionBackwardOp> {
+    const [stats, dkdv, dq] = await Promise.all([
+      getKernel(ctx, { name: 'attention.backward_stats', code: CODE, entryPoint: 'attention_backward_stats', bindings: STATS_BINDINGS }),
+      getKernel(ctx, { name: 'attention.backward_dkdv', code: CODE, entryPoint: 'attention_backward_dkdv', bindings: DKDV_BINDINGS }),
+      getKernel(ctx, { name: 'attention.backward_dq', code: CODE, entryPoint: 'attention_backward_dq', bindings: DQ_BINDINGS }),
+    ]);
+    return new AttentionBackwardOp(stats, dkdv, dq);
+  }
+
+  /** Records the three dispatches; dq, dk, dv must be three distinct buffers (ranges) from every input. */
+  encode(rec: Recorder, args: AttentionBackwardArgs): void {
+    const { T, H, KVH, D, S, B } = args;
+    const op = 'attention_backward';
+    if (KVH <= 0 || H % KVH !== 0) throw new GpuShapeError(op, `H = ${H} must be a multiple of KVH = ${KVH}`);
+    if (D > ATTENTION_MAX_D || D < MIN_D) throw new GpuShapeError(op, `head size D = ${D} must be within ${MIN_D}..${ATTENTION_MAX_D}`);
+    if (B * S > MAX_CACHE_ROWS) throw new GpuShapeError(op, `B·S = ${B * S} cache rows exceed ${MAX_CACHE_ROWS}; use fewer slots or a shorter context`);
+    for (const [name, bytes] of [
+      ['dq', T * H * D * 4],
+      ['dk', T * KVH * D * 4],
+      ['dv', T * KVH * D * 4],
+      ['dout', T * H * D * 4],
+      ['q', T * H * D * 4],
+      ['out', T * H * D * 4],
+      ['lse', T * H * 4],
+      ['kCache', B * S * KVH * D * 4],
+      ['vCache', B * S * KVH * D * 4],
+      ['slots', T * 4],
+      ['positions', T * 4],
+      ['seqEnds', T * 4],
+    ] as const) {
+      requireBytes(op, name, args[name], bytes);
+    }
+    if (T === 0) return;
+    const { dq, dk, dv, dout, q, out, lse, kCache, vCache, slots, positions, seqEnds } = args;
+    const params = ATTENTION_BACKWARD_PARAMS.pack({ T, H, KVH, D, S, scale: 1 / Math.sqrt(D) });
+    rec.dispatch(this.stats, params, { dout, out, lse, slots, positions, dq }, grid1d(Math.ceil((T * H) / WG)));
+    rec.dispatch(this.dkdv, params, { q, dout, stats: dq, seqEnds, kCache, vCache, dk, dv }, grid1d(T * KVH));
+    rec.dispatch(this.dq, params, { q, dout, kCache, vCache, slots, positions, dq }, grid1d(T * H));
+  }
+}
