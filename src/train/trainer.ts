@@ -1,0 +1,530 @@
+/**
+ * The training loop, SFT or GRPO, against a `TrainableModel` (GPU engine or CPU reference) and the real environment.
+ *
+ * GRPO step s (1-based): take `promptsPerStep` train questions (a seeded shuffle of the train split, reshuffled
+ * each epoch), sample G episodes each (rollout.ts), weight their reward components, compute group advantages
+ * (grpo.ts), then `updatesPerRollout` updates: per micro-batch (microbatch.ts) the reference forward (adapter off,
+ * only when klBeta > 0, once per step), the policy forward, the loss and its gradient per token, `backward`; then one
+ * optimizer step. The first update's π_old is the policy's own forward (detached: the weights have not moved since
+ * sampling), kept for the later updates. With klBeta = 0, episodes with advantage 0 are left out of the forward and
+ * backward (their gradient is exactly 0) but their tokens still count in the DAPO normaliser N; a step where every
+ * group has equal rewards then makes no update at all (AdamW on a zero gradient would still move the adapter along
+ * its momentum, which was seen to undo a learned policy).
+ *
+ * SFT step s: `sftExamplesPerStep` Oracle demonstrations of train questions (built once, seeded shuffle, cycled),
+ * mean NLL over assistant tokens, micro-batched, one optimizer step.
+ *
+ * Around the steps: an evaluation (greedy episodes on fixed seeded samples of the train and eval splits) before the
+ * first step and every `evalEvery` steps and after the last; a trace (the step's first episode; for SFT a greedy
+ * episode on the step's first question) every `traceEvery` steps; `onCheckpoint` every `checkpointEvery` steps.
+ * `pause`, `resume` and `stop` act between steps. Every random choice derives from (seed, step, …), so a run is
+ * repeatable and `run({ startStep })` continues one exactly when the caller restores the adapter and its optimizer
+ * state (the AdamW step number is derived from the step).
+ */
+import { createRng, shuffled } from '../data/rng.ts';
+import type { Dataset, Question } from '../data/types.ts';
+import { SqlEnv } from '../env/env.ts';
+import { validateRewardWeights } from '../env/rewards.ts';
+import type { EnvConfig } from '../env/types.ts';
+import type { Shot } from '../policies/llm/prompt.ts';
+import type { SqlExecutor } from '../sql/executor.ts';
+import { groupAdvantages, pgLoss } from './grpo.ts';
+import { effectiveLimits, MicroBatchError, packMicroBatches } from './microbatch.ts';
+import type { TrainableModel } from './policy-model.ts';
+import { deriveSeed, rollout, rolloutGroups, type RolledEpisode, type RolloutSettings } from './rollout.ts';
+import { actionText, buildSftExamples, sftLoss, type SftExample } from './sft.ts';
+import { DEFAULT_TRAIN_CONFIG, type EvalPoint, type RewardMeans, type StepMetrics, type TraceEntry, type TrainConfig } from './types.ts';
+
+export interface TrainerDeps {
+  model: TrainableModel;
+  dataset: Dataset;
+  /** Shared by the episodes' environments. */
+  executor: SqlExecutor;
+  /** Few-shot examples in every prompt (rollouts, evaluations and SFT demonstrations alike); default none. */
+  shots?: readonly Shot[];
+  /** Environment settings; the step budget is the run's maxTurns and the reward weights its own. */
+  envConfig?: Partial<EnvConfig>;
+}
+
+export interface TrainerCallbacks {
+  onStep?(metrics: StepMetrics): void;
+  onEval?(point: EvalPoint): void;
+  onTrace?(trace: TraceEntry): void;
+  onCheckpoint?(step: number): Promise<void> | void;
+}
+
+export type TrainerState = 'idle' | 'running' | 'paused' | 'stopped' | 'finished' | 'failed';
+
+export interface TrainResult {
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  traces: TraceEntry[];
+  /** Last completed step. */
+  lastStep: number;
+  stopped: boolean;
+}
+
+export class TrainConfigError extends Error {
+  override name = 'TrainConfigError';
+}
+
+/** The update ran out of device memory: the message names a smaller setting. */
+export class TrainMemoryError extends Error {
+  override name = 'TrainMemoryError';
+  constructor(
+    message: string,
+    readonly suggestedMicroBatchTokens: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+const OBSERVATION_CHARS = 600;
+
+/** The settings that are plain numbers. */
+type NumericSetting = { [K in keyof TrainConfig]: TrainConfig[K] extends number ? K : never }[keyof TrainConfig];
+
+export function validateTrainConfig(c: TrainConfig): void {
+  const positiveInt: Array<NumericSetting> = ['steps', 'groupSize', 'promptsPerStep', 'updatesPerRollout', 'maxTurns', 'maxNewTokensPerTurn', 'maxEpisodeTokens', 'sftExamplesPerStep', 'loraRank'];
+  for (const k of positiveInt) {
+    const v = c[k];
+    if (!Number.isInteger(v) || v <= 0) throw new TrainConfigError(`${k} must be a positive integer, got ${v}`);
+  }
+  const nonNegative: Array<NumericSetting> = ['lr', 'warmupSteps', 'weightDecay', 'maxGradNorm', 'temperature', 'clipEpsLow', 'clipEpsHigh', 'klBeta', 'microBatchTokens', 'evalEvery', 'evalTrainSamples', 'evalEvalSamples', 'traceEvery', 'checkpointEvery'];
+  for (const k of nonNegative) {
+    const v = c[k];
+    if (!Number.isFinite(v) || v < 0) throw new TrainConfigError(`${k} must be a finite number ≥ 0, got ${v}`);
+  }
+  if (c.algo === 'grpo' && c.groupSize < 2) throw new TrainConfigError('groupSize must be at least 2: advantages compare episodes of one prompt');
+  if (!(c.topP > 0 && c.topP <= 1)) throw new TrainConfigError(`topP must be in (0, 1], got ${c.topP}`);
+  if (c.algo === 'grpo' && c.temperature <= 0) throw new TrainConfigError('GRPO samples: temperature must be > 0');
+  if (c.clipEpsLow >= 1) throw new TrainConfigError('clipEpsLow must be below 1');
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+function rewardMeans(items: ReadonlyArray<{ components: { correctness: number; progress: number; operational: number }; reward: number }>): RewardMeans {
+  return {
+    correctness: mean(items.map((e) => e.components.correctness)),
+    progress: mean(items.map((e) => e.components.progress)),
+    operational: mean(items.map((e) => e.components.operational)),
+    total: mean(items.map((e) => e.reward)),
+  };
+}
+
+function maskCount(mask: ArrayLike<number>): number {
+  let n = 0;
+  for (let t = 1; t < mask.length; t++) if (mask[t]) n++;
+  return n;
+}
+
+export function traceFromEpisode(step: number, e: RolledEpisode): TraceEntry {
+  return {
+    step,
+    questionId: e.questionId,
+    question: e.question,
+    dbId: e.dbId,
+    actions: e.turns.map((t) => ({
+      rawText: t.rawText,
+      action: actionText(t.action),
+      outcome: t.outcome,
+      observation: t.observation.length > OBSERVATION_CHARS ? `${t.observation.slice(0, OBSERVATION_CHARS)}…` : t.observation,
+      reward: t.reward,
+      components: t.components,
+    })),
+    correct: e.correct,
+    reward: e.reward,
+  };
+}
+
+export class Trainer {
+  readonly config: TrainConfig;
+  private readonly deps: TrainerDeps;
+  private readonly callbacks: TrainerCallbacks;
+  private readonly train: Question[];
+  private readonly evalTrain: Question[];
+  private readonly evalEval: Question[];
+  private sftPool: SftExample[] | null = null;
+  private stateValue: TrainerState = 'idle';
+  private stopRequested = false;
+  private resumeWaiter: (() => void) | null = null;
+  private pauseRequested = false;
+
+  constructor(deps: TrainerDeps, config: Partial<TrainConfig> = {}, callbacks: TrainerCallbacks = {}) {
+    this.config = { ...DEFAULT_TRAIN_CONFIG, ...config, rewardWeights: { ...DEFAULT_TRAIN_CONFIG.rewardWeights, ...config.rewardWeights } };
+    validateTrainConfig(this.config);
+    // The environment's rule, checked now rather than at the first episode: shaping never outweighs a correct answer.
+    validateRewardWeights(this.config.rewardWeights, this.config.maxTurns);
+    this.deps = deps;
+    this.callbacks = callbacks;
+    const usable = deps.dataset.questions.filter((q) => !q.freePlay);
+    this.train = usable.filter((q) => q.split === 'train');
+    if (this.train.length === 0) throw new TrainConfigError(`dataset '${deps.dataset.name}' has no train questions`);
+    const s = this.config.seed;
+    this.evalTrain = shuffled(createRng(deriveSeed(s, 'eval-train')), this.train).slice(0, this.config.evalTrainSamples);
+    this.evalEval = shuffled(
+      createRng(deriveSeed(s, 'eval-eval')),
+      usable.filter((q) => q.split === 'eval'),
+    ).slice(0, this.config.evalEvalSamples);
+  }
+
+  get state(): TrainerState {
+    return this.stateValue;
+  }
+
+  pause(): void {
+    if (this.stateValue === 'running') this.pauseRequested = true;
+  }
+
+  resume(): void {
+    this.pauseRequested = false;
+    this.resumeWaiter?.();
+  }
+
+  stop(): void {
+    this.stopRequested = true;
+    this.resumeWaiter?.();
+  }
+
+  createEnv = (): SqlEnv =>
+    new SqlEnv(this.deps.dataset, this.deps.executor, { ...this.deps.envConfig, budget: this.config.maxTurns, weights: this.config.rewardWeights });
+
+  rolloutSettings(temperature = this.config.temperature): RolloutSettings {
+    const c = this.config;
+    return {
+      maxTurns: c.maxTurns,
+      maxNewTokensPerTurn: c.maxNewTokensPerTurn,
+      maxEpisodeTokens: c.maxEpisodeTokens,
+      temperature,
+      topP: temperature > 0 ? c.topP : 1,
+      thinking: c.thinking,
+      rewardWeights: c.rewardWeights,
+      shots: this.deps.shots,
+    };
+  }
+
+  /** The learning rate of step s (linear warm-up). */
+  lrAt(step: number): number {
+    const w = this.config.warmupSteps;
+    return w > 0 && step <= w ? (this.config.lr * step) / w : this.config.lr;
+  }
+
+  /** The questions of step s: the k-th prompt of the run is position k of its epoch's seeded shuffle. */
+  questionsForStep(step: number, count: number): Question[] {
+    const n = this.train.length;
+    const out: Question[] = [];
+    for (let j = 0; j < count; j++) {
+      const k = (step - 1) * count + j;
+      out.push(this.epochOrder(Math.floor(k / n))[k % n]);
+    }
+    return out;
+  }
+
+  private epochCache: { epoch: number; order: Question[] } | null = null;
+
+  private epochOrder(epoch: number): Question[] {
+    if (this.epochCache?.epoch !== epoch) this.epochCache = { epoch, order: shuffled(createRng(deriveSeed(this.config.seed, 'epoch', epoch)), this.train) };
+    return this.epochCache.order;
+  }
+
+  private adamw(step: number, update: number) {
+    const c = this.config;
+    return { lr: this.lrAt(step), beta1: c.adamBeta1, beta2: c.adamBeta2, eps: c.adamEps, weightDecay: c.weightDecay, step: (step - 1) * c.updatesPerRollout + update, maxGradNorm: c.maxGradNorm };
+  }
+
+  private limits() {
+    return effectiveLimits(this.deps.model.microBatchLimits, this.config.microBatchTokens);
+  }
+
+  /** Runs `fn` and turns an out-of-memory failure into a TrainMemoryError naming a smaller micro-batch. */
+  private async guardMemory<T>(largestMicroBatch: number, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof Error && /OutOfMemory/i.test(e.name)) {
+        const smaller = Math.max(1, Math.floor(largestMicroBatch / 2));
+        throw new TrainMemoryError(
+          `The GPU ran out of memory during the update (micro-batches of up to ${largestMicroBatch} tokens). Set "tokens per micro-batch" to ${smaller} (or lower maxEpisodeTokens / groupSize) and start again.`,
+          smaller,
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+  }
+
+  /** One GRPO step: rollouts, advantages, updates. */
+  async grpoStep(step: number): Promise<{ metrics: StepMetrics; episodes: RolledEpisode[] }> {
+    const c = this.config;
+    const model = this.deps.model;
+    const t0 = performance.now();
+    const questions = this.questionsForStep(step, c.promptsPerStep);
+    const groups = await rolloutGroups(model, this.createEnv, questions, c.groupSize, c.seed, `step-${step}`, this.rolloutSettings());
+    const t1 = performance.now();
+
+    let zeroVarianceGroups = 0;
+    const items: Array<{ episode: RolledEpisode; tokenIds: number[]; lossMask: Uint8Array; advantage: number; old?: Float32Array; ref?: Float32Array }> = [];
+    for (const group of groups) {
+      const adv = groupAdvantages(
+        group.map((e) => e.reward),
+        c.stdScaling,
+      );
+      if (adv.zeroVariance) zeroVarianceGroups++;
+      group.forEach((episode, i) => items.push({ episode, tokenIds: episode.tokenIds, lossMask: episode.lossMask, advantage: adv.advantages[i] }));
+    }
+    const episodes = groups.flat();
+    const N = items.reduce((a, it) => a + maskCount(it.lossMask), 0);
+    const tokens = items.reduce((a, it) => a + it.tokenIds.length, 0);
+    const trained = c.klBeta > 0 ? items : items.filter((it) => it.advantage !== 0);
+    const batches = packMicroBatches(trained, this.limits());
+    const largest = Math.max(0, ...batches.map((b) => b.reduce((a, it) => a + it.tokenIds.length, 0)));
+
+    let loss = 0;
+    let gradNorm = 0;
+    let clipped = 0;
+    let klSum = 0;
+    let gap = 0;
+    let gapCount = 0;
+    const exactSampler = c.temperature === 1 && c.topP >= 1;
+    // No signal (every group's rewards equal, no KL): no update at all. An AdamW step on a zero gradient would still
+    // move the adapter along its momentum.
+    const updates = batches.length === 0 ? 0 : c.updatesPerRollout;
+    for (let update = 1; update <= updates; update++) {
+      let passLoss = 0;
+      let passKl = 0;
+      await this.guardMemory(largest, async () => {
+        for (const mb of batches) {
+          if (c.klBeta > 0 && update === 1) {
+            const ref = await model.forward(mb, { adapter: false });
+            splitScores(mb, ref, (it, s) => (it.ref = s));
+          }
+          const lp = await model.forward(mb);
+          if (update === 1) {
+            splitScores(mb, lp, (it, s) => (it.old = s));
+            if (exactSampler) {
+              let k = 0;
+              for (const it of mb) {
+                for (let j = 0; j < it.old!.length; j++, k++) {
+                  const sampled = it.episode.sampledLogProbs[j];
+                  if (Number.isFinite(sampled)) {
+                    gap += Math.abs(lp[k] - sampled);
+                    gapCount++;
+                  }
+                }
+              }
+            }
+          }
+          const old = concat(mb.map((it) => it.old!));
+          const advantages = new Float32Array(lp.length);
+          let k = 0;
+          for (const it of mb) for (let j = 0; j < it.old!.length; j++) advantages[k++] = it.advantage;
+          const ref = c.klBeta > 0 ? concat(mb.map((it) => it.ref!)) : undefined;
+          const r = pgLoss({ logProbs: lp, oldLogProbs: old, advantages, refLogProbs: ref }, c, N);
+          passLoss += r.loss;
+          clipped += r.clipped;
+          passKl += r.klSum;
+          await model.backward(r.grad);
+        }
+        gradNorm = (await model.optimizerStep(this.adamw(step, update))).gradNorm;
+      });
+      if (update === 1) {
+        loss = passLoss;
+        klSum = passKl;
+      }
+    }
+    const t2 = performance.now();
+    const metrics: StepMetrics = {
+      step,
+      algo: 'grpo',
+      reward: rewardMeans(episodes),
+      loss,
+      successRate: mean(episodes.map((e) => (e.correct ? 1 : 0))),
+      tokens,
+      generatedTokens: N,
+      tokensPerSecond: tokens / Math.max(1e-9, (t2 - t0) / 1000),
+      seconds: { rollout: (t1 - t0) / 1000, update: (t2 - t1) / 1000, total: (t2 - t0) / 1000 },
+      etaSeconds: 0,
+      gpuBytes: model.gpuBytes?.() ?? null,
+      gradNorm,
+      lr: this.lrAt(step),
+      clipFraction: N > 0 && updates > 0 ? clipped / (N * updates) : 0,
+      ...(c.klBeta > 0 && { kl: N > 0 ? klSum / N : 0 }),
+      zeroVarianceGroups,
+      microBatches: batches.length,
+      ...(gapCount > 0 && { logprobGap: gap / gapCount }),
+    };
+    return { metrics, episodes };
+  }
+
+  /** The Oracle demonstrations of the train split (built on first use). */
+  async sftExamples(): Promise<SftExample[]> {
+    if (this.sftPool === null) {
+      const c = this.config;
+      const { examples } = await buildSftExamples(this.deps.model.tokenizer, this.createEnv, this.train, {
+        thinking: c.thinking,
+        maxEpisodeTokens: Math.min(c.maxEpisodeTokens, this.deps.model.contextTokens),
+        rewardWeights: c.rewardWeights,
+        shots: this.deps.shots,
+      });
+      if (examples.length === 0) throw new TrainConfigError('No Oracle demonstration fits maxEpisodeTokens: raise it.');
+      this.sftPool = examples;
+    }
+    return this.sftPool;
+  }
+
+  /** One SFT step. */
+  async sftStep(step: number): Promise<{ metrics: StepMetrics; examples: SftExample[] }> {
+    const c = this.config;
+    const model = this.deps.model;
+    const t0 = performance.now();
+    const pool = await this.sftExamples();
+    const examples: SftExample[] = [];
+    for (let j = 0; j < c.sftExamplesPerStep; j++) {
+      const k = (step - 1) * c.sftExamplesPerStep + j;
+      const epoch = Math.floor(k / pool.length);
+      examples.push(shuffled(createRng(deriveSeed(c.seed, 'sft-epoch', epoch)), pool)[k % pool.length]);
+    }
+    const t1 = performance.now();
+    const N = examples.reduce((a, e) => a + maskCount(e.lossMask), 0);
+    const tokens = examples.reduce((a, e) => a + e.tokenIds.length, 0);
+    const batches = packMicroBatches(examples, this.limits());
+    const largest = Math.max(0, ...batches.map((b) => b.reduce((a, e) => a + e.tokenIds.length, 0)));
+    let loss = 0;
+    let gradNorm = 0;
+    await this.guardMemory(largest, async () => {
+      for (const mb of batches) {
+        const lp = await model.forward(mb);
+        const r = sftLoss(lp, N);
+        loss += r.loss;
+        await model.backward(r.grad);
+      }
+      gradNorm = (await model.optimizerStep(this.adamw(step, 1))).gradNorm;
+    });
+    const t2 = performance.now();
+    const metrics: StepMetrics = {
+      step,
+      algo: 'sft',
+      reward: rewardMeans(examples),
+      loss,
+      successRate: mean(examples.map((e) => (e.correct ? 1 : 0))),
+      tokens,
+      generatedTokens: N,
+      tokensPerSecond: tokens / Math.max(1e-9, (t2 - t0) / 1000),
+      seconds: { rollout: (t1 - t0) / 1000, update: (t2 - t1) / 1000, total: (t2 - t0) / 1000 },
+      etaSeconds: 0,
+      gpuBytes: model.gpuBytes?.() ?? null,
+      gradNorm,
+      lr: this.lrAt(step),
+      microBatches: batches.length,
+    };
+    return { metrics, examples };
+  }
+
+  /** Greedy episodes on the fixed train and eval samples. */
+  async evaluate(step: number): Promise<EvalPoint> {
+    const settings = this.rolloutSettings(0);
+    const play = async (questions: Question[], label: string) =>
+      questions.length === 0 ? [] : rollout(this.deps.model, this.createEnv, questions.map((question, i) => ({ question, seed: deriveSeed(this.config.seed, label, i) })), settings);
+    const train = await play(this.evalTrain, 'eval-train');
+    const evalEpisodes = await play(this.evalEval, 'eval-eval');
+    const success = (es: RolledEpisode[]) => (es.length === 0 ? NaN : mean(es.map((e) => (e.correct ? 1 : 0))));
+    return {
+      step,
+      trainSuccess: success(train),
+      evalSuccess: success(evalEpisodes),
+      trainReward: train.length === 0 ? NaN : mean(train.map((e) => e.reward)),
+      evalReward: evalEpisodes.length === 0 ? NaN : mean(evalEpisodes.map((e) => e.reward)),
+      trainSamples: train.length,
+      evalSamples: evalEpisodes.length,
+    };
+  }
+
+  private async waitIfPaused(): Promise<void> {
+    while (this.pauseRequested && !this.stopRequested) {
+      this.stateValue = 'paused';
+      await new Promise<void>((resolve) => (this.resumeWaiter = resolve));
+      this.resumeWaiter = null;
+    }
+    if (!this.stopRequested) this.stateValue = 'running';
+  }
+
+  /** Runs steps startStep+1 … config.steps (see the header); resolves when finished or stopped. */
+  async run(options: { startStep?: number } = {}): Promise<TrainResult> {
+    if (this.stateValue === 'running' || this.stateValue === 'paused') throw new Error('Trainer.run: already running');
+    const c = this.config;
+    const start = options.startStep ?? 0;
+    const result: TrainResult = { metrics: [], evals: [], traces: [], lastStep: start, stopped: false };
+    this.stopRequested = false;
+    this.stateValue = 'running';
+    const emitEval = async (step: number) => {
+      const point = await this.evaluate(step);
+      result.evals.push(point);
+      this.callbacks.onEval?.(point);
+    };
+    try {
+      if (c.evalEvery > 0 && start === 0) await emitEval(0);
+      let seconds = 0;
+      for (let step = start + 1; step <= c.steps; step++) {
+        await this.waitIfPaused();
+        if (this.stopRequested) break;
+        let metrics: StepMetrics;
+        let trace: TraceEntry | null = null;
+        const wantTrace = c.traceEvery > 0 && step % c.traceEvery === 0;
+        if (c.algo === 'grpo') {
+          const r = await this.grpoStep(step);
+          metrics = r.metrics;
+          if (wantTrace && r.episodes.length > 0) trace = traceFromEpisode(step, r.episodes[0]);
+        } else {
+          const r = await this.sftStep(step);
+          metrics = r.metrics;
+          if (wantTrace) {
+            const [e] = await rollout(this.deps.model, this.createEnv, [{ question: this.questionsForStep(step, 1)[0], seed: deriveSeed(c.seed, 'trace', step) }], this.rolloutSettings(0));
+            trace = traceFromEpisode(step, e);
+          }
+        }
+        seconds += metrics.seconds.total;
+        metrics.etaSeconds = (seconds / (step - start)) * (c.steps - step);
+        result.metrics.push(metrics);
+        result.lastStep = step;
+        this.callbacks.onStep?.(metrics);
+        if (trace) {
+          result.traces.push(trace);
+          this.callbacks.onTrace?.(trace);
+        }
+        if (c.evalEvery > 0 && (step % c.evalEvery === 0 || step === c.steps)) await emitEval(step);
+        if (c.checkpointEvery > 0 && step % c.checkpointEvery === 0) await this.callbacks.onCheckpoint?.(step);
+      }
+    } catch (e) {
+      this.stateValue = 'failed';
+      throw e;
+    }
+    result.stopped = this.stopRequested && result.lastStep < c.steps;
+    this.stateValue = result.stopped ? 'stopped' : 'finished';
+    return result;
+  }
+}
+
+function concat(parts: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Hands each item of a micro-batch its slice of the batch's scores (scored order). */
+function splitScores<T extends { lossMask: Uint8Array }>(items: readonly T[], scores: Float32Array, set: (item: T, s: Float32Array) => void): void {
+  let at = 0;
+  for (const it of items) {
+    const n = maskCount(it.lossMask);
+    if (at + n > scores.length) throw new MicroBatchError(`model.forward returned ${scores.length} scores for more scored tokens`, null);
+    set(it, scores.slice(at, at + n));
+    at += n;
+  }
+  if (at !== scores.length) throw new MicroBatchError(`model.forward returned ${scores.length} scores for ${at} scored tokens`, null);
+}

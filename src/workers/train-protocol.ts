@@ -1,0 +1,70 @@
+/**
+ * What the page and the environment worker say to each other about training: the requests of the Train view and
+ * the events a run streams back (every step's metrics, evaluations, traces, checkpoints, state changes). The worker
+ * side is train-service.ts (methods on `EnvService`); the page side is the Train view's store slice. Plain data only:
+ * everything here crosses `postMessage`.
+ */
+import type { TrainerState } from '../train/trainer.ts';
+import type { EvalPoint, StepMetrics, TraceEntry, TrainConfig } from '../train/types.ts';
+
+export interface TrainStartRequest {
+  /** The dataset whose train split feeds the run (and whose eval split its evaluations). */
+  dataset: string;
+  config: TrainConfig;
+  /** Start from this saved adapter (e.g. an SFT warm-up) instead of a fresh one; its rank and targets win. */
+  initAdapterId?: string;
+  /** A name for the adapter the run produces (shown as a policy); default `<algo> <date>`. */
+  adapterName?: string;
+}
+
+/** Loading the model for training, then the run's own life. */
+export type TrainPhase = 'loading' | TrainerState;
+
+export type TrainEvent =
+  | { type: 'phase'; phase: TrainPhase; message?: string; loaded?: number; total?: number }
+  | { type: 'step'; metrics: StepMetrics }
+  | { type: 'eval'; point: EvalPoint }
+  | { type: 'trace'; trace: TraceEntry }
+  | { type: 'checkpoint'; checkpoint: CheckpointInfo }
+  /** The run ended with an error: `suggestion` names a smaller setting when the device ran out of memory. */
+  | { type: 'error'; message: string; suggestion?: Partial<TrainConfig> };
+
+/** A saved point of a run (IndexedDB): enough to resume it after a reload. */
+export interface CheckpointInfo {
+  id: string;
+  runId: string;
+  /** Last completed step. */
+  step: number;
+  totalSteps: number;
+  dataset: string;
+  /** The model the run trains (its label, e.g. a Hub id). */
+  model: string;
+  config: TrainConfig;
+  savedAt: number;
+  bytes: number;
+}
+
+/** An adapter the worker holds (trained here, loaded from files or the Hub); each is a policy in Watch/Evaluate. */
+export interface AdapterInfo {
+  id: string;
+  name: string;
+  /** Where it came from: a run of this page, a file, or a Hub repo. */
+  origin: 'trained' | 'file' | 'hub';
+  /** The base model it belongs to (label). */
+  baseModel: string;
+  rank: number;
+  alpha: number;
+  targets: string[];
+  /** The policy name under which Watch, Evaluate and Compare list it. */
+  policy: string;
+  /** Steps trained, for `trained`. */
+  steps?: number;
+}
+
+/** A run as the view shows it after a reload: its history, for the charts. */
+export interface TrainRunHistory {
+  runId: string;
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  traces: TraceEntry[];
+}
