@@ -174,10 +174,33 @@ export function toPeftAdapterConfig(lora: LoraConfig, baseModel: string): Record
     init_lora_weights: true,
     modules_to_save: null,
     use_dora: false,
+    // Written by PEFT ≥ 0.7 with these defaults; fields newer PEFT versions add are left out so older ones still load it.
+    rank_pattern: {},
+    alpha_pattern: {},
+    layers_to_transform: null,
+    layers_pattern: null,
+    loftq_config: {},
+    megatron_config: null,
+    megatron_core: 'megatron.core',
+    auto_mapping: null,
+    revision: null,
   };
 }
 
-/** Reads PEFT's adapter_config.json; refuses what the engine cannot compute (DoRA, trained biases, other types). */
+/** adapter_config.json fields that change the maths when set (not null, false or empty); refused by name. */
+const UNSUPPORTED_PEFT_FIELDS: ReadonlyArray<{ name: string; why: string }> = [
+  { name: 'layers_to_transform', why: 'per-layer targeting needs the model\'s layout: read the adapter with readPeftAdapter (adapter-file.ts)' },
+  { name: 'lora_bias', why: 'LoRA B biases are not supported' },
+  { name: 'use_qalora', why: 'QA-LoRA adapters are not supported' },
+  { name: 'layer_replication', why: 'layer replication is not supported' },
+  { name: 'target_parameters', why: 'adapters on parameters (rather than modules) are not supported' },
+  { name: 'trainable_token_indices', why: 'trained token embeddings are not supported' },
+];
+
+/**
+ * Reads PEFT's adapter_config.json with `target_modules` a list of projection names; refuses what the engine cannot
+ * compute (DoRA, trained biases, per-module ranks or alphas, other types) rather than load it mis-scaled.
+ */
 export function parsePeftAdapterConfig(json: unknown): LoraConfig {
   if (typeof json !== 'object' || json === null) throw new LoraConfigError('(root)', 'adapter_config.json must be an object');
   const j = json as Record<string, unknown>;
@@ -185,10 +208,16 @@ export function parsePeftAdapterConfig(json: unknown): LoraConfig {
   if (j.use_dora === true) throw new LoraConfigError('use_dora', 'DoRA adapters are not supported');
   if (j.bias !== undefined && j.bias !== 'none') throw new LoraConfigError('bias', `only "none" is supported, got ${JSON.stringify(j.bias)}`);
   if (j.modules_to_save !== undefined && j.modules_to_save !== null) throw new LoraConfigError('modules_to_save', 'adapters that save whole modules are not supported');
-  if (j.rank_pattern !== undefined && j.rank_pattern !== null && Object.keys(j.rank_pattern).length > 0) {
-    throw new LoraConfigError('rank_pattern', 'per-module ranks are not supported');
+  const nonEmpty = (v: unknown) => v !== undefined && v !== null && v !== false && !(typeof v === 'object' && Object.keys(v).length === 0);
+  if (nonEmpty(j.rank_pattern)) throw new LoraConfigError('rank_pattern', 'per-module ranks are not supported');
+  if (nonEmpty(j.alpha_pattern)) throw new LoraConfigError('alpha_pattern', 'per-module alphas are not supported (the scale would be wrong)');
+  for (const field of UNSUPPORTED_PEFT_FIELDS) {
+    if (nonEmpty(j[field.name])) throw new LoraConfigError(field.name, field.why);
   }
-  const targets = typeof j.target_modules === 'string' ? [j.target_modules] : j.target_modules;
+  const targets = j.target_modules;
+  if (typeof targets === 'string') {
+    throw new LoraConfigError('target_modules', `a regex (${JSON.stringify(targets)}) needs the model's module names: read the adapter with readPeftAdapter (adapter-file.ts)`);
+  }
   if (!Array.isArray(targets)) throw new LoraConfigError('target_modules', 'expected a list of module names');
   const config: LoraConfig = {
     rank: typeof j.r === 'number' ? j.r : NaN,
