@@ -9,6 +9,11 @@
  * Datasets made in the page (a Spider folder or zip imported, a SQLite file opened for free play) are registered
  * here like bundles and kept in a `DatasetStore` (IndexedDB in the page), so after a reload a name that is not a
  * bundle is looked up in the store first; imports run in this worker, with progress, and can be cancelled.
+ *
+ * Training (train-service.ts) and adapters (adapter-library.ts) are delegated; every adapter kept for the loaded
+ * model plays as the policy `qwen+<id>` beside the base `qwen`, with the same settings, so "base vs trained" is two
+ * policies. (Over 600 lines: the service is the worker's one Comlink surface, and each method here is the thin
+ * entry point of a module that holds the logic.)
  */
 import type { BundleReader } from '../data/bundle.ts';
 import { DatasetError, readBundle } from '../data/bundle.ts';
@@ -33,6 +38,16 @@ import { buildOracleShots, selectShotQuestions, type Shot } from '../policies/ll
 import { CacheStorageFileStore, type CachedModel } from '../model/cache.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import type { TableInfo } from '../sql/types.ts';
+import { downloadPeftAdapter } from '../model/adapter-hub.ts';
+import { MemoryFileStore } from '../model/cache.ts';
+import type { DownloadProgress } from '../model/hub.ts';
+import type { PeftAdapterFiles } from '../model/adapter-file.ts';
+import type { Generate } from '../policies/llm/llm-policy.ts';
+import type { ModelConfig } from '../model/config.ts';
+import { AdapterLibrary } from './adapter-library.ts';
+import type { AdapterInfo, CheckpointInfo, HubAdapterOptions, TrainEvent, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
+import { TrainService, type TrainBase, type TrainModelRequest, type TrainSession } from './train-service.ts';
+import { indexedDbTrainStore, memoryTrainStore, type TrainStore } from './train-store.ts';
 
 /** A question as lists show it: everything but the gold result rows. */
 export type QuestionSummary = Omit<Question, 'goldResult'>;
@@ -87,6 +102,10 @@ export interface EnvServiceOptions {
   loadLlm?: (source: LlmSource, onProgress: (p: LlmLoadProgress) => void, options: LlmLoadOptions) => Promise<LoadedLlm>;
   /** Where Hub downloads are cached (listed and cleared from the Model panel); default Cache Storage where it exists. */
   modelCache?: CacheStorageFileStore | null;
+  /** Checkpoints, run histories and adapters; default IndexedDB where it exists, else memory. */
+  trainStore?: TrainStore;
+  /** A trainable copy of the loaded model for a run (the WebGPU trainer in the worker; the f64 reference in tests). */
+  createTrainSession?: (source: LlmSource, loaded: LoadedLlm, request: TrainModelRequest) => Promise<TrainSession>;
 }
 
 /** A model the service holds, as the page shows it. */
@@ -180,10 +199,28 @@ export class EnvService {
   private llm: LoadedLlm | null = null;
   private llmInfo: LoadedModelInfo | null = null;
   private modelLoad: AbortController | null = null;
+  private llmSource: LlmSource | null = null;
+  /** Makes the loaded model's LlmPolicy (with the current settings) on a given generate; null when no model is held. */
+  private makeLlmPolicy: ((generate: Generate, name: string) => LlmPolicy) | null = null;
+  private readonly adapterPolicies = new Set<string>();
+  private adapterSyncs = 0;
+  private readonly adapters: AdapterLibrary;
+  private readonly training: TrainService;
 
   constructor(options: EnvServiceOptions) {
     this.options = options;
     this.store = options.datasetStore !== undefined ? options.datasetStore : typeof indexedDB === 'undefined' ? null : indexedDbDatasetStore();
+    const trainStore = options.trainStore ?? (typeof indexedDB === 'undefined' ? memoryTrainStore() : indexedDbTrainStore());
+    this.adapters = new AdapterLibrary(trainStore, () => this.syncAdapterPolicies());
+    this.training = new TrainService({
+      store: trainStore,
+      adapters: this.adapters,
+      base: () => this.trainBase(),
+      dataset: (name) => this.dataset(name),
+      createExecutor: options.createExecutor,
+      envConfig: options.envConfig,
+      beforeSession: () => this.llm?.release?.(),
+    });
   }
 
   private executor(): SqlExecutor {
@@ -283,6 +320,7 @@ export class EnvService {
     }
     this.unloadModel();
     this.llm = loaded;
+    this.llmSource = source;
     return this.setModelSettings(resolved);
   }
 
@@ -315,22 +353,25 @@ export class EnvService {
       settings: resolved,
       shotsBuilt: shots.length,
     };
+    const make = (generate: Generate, name: string): LlmPolicy =>
+      new LlmPolicy({
+        generate,
+        tokenizer: loaded.tokenizer,
+        shots,
+        maxNewTokens: resolved.maxNewTokens,
+        contextTokens: loaded.contextTokens,
+        thinking: resolved.thinking,
+        temperature: resolved.temperature,
+        topP: resolved.topP,
+        name,
+      });
     registerPolicy(
       { name: LLM_POLICY, label: `Qwen (${loaded.label})`, description: `The loaded model ${loaded.label} with Qwen's tool calling, ${describeLlmSettings(resolved)}, on WebGPU (${loaded.adapter}).` },
-      () =>
-        new LlmPolicy({
-          generate: loaded.generate,
-          tokenizer: loaded.tokenizer,
-          shots,
-          maxNewTokens: resolved.maxNewTokens,
-          contextTokens: loaded.contextTokens,
-          thinking: resolved.thinking,
-          temperature: resolved.temperature,
-          topP: resolved.topP,
-          name: LLM_POLICY,
-        }),
+      () => make(loaded.generate, LLM_POLICY),
     );
+    this.makeLlmPolicy = make;
     this.llmInfo = info;
+    await this.syncAdapterPolicies();
     return info;
   }
 
@@ -353,9 +394,118 @@ export class EnvService {
   /** Drops the loaded model and its policy (sessions playing it keep their policy object until reset). */
   unloadModel(): void {
     unregisterPolicy(LLM_POLICY);
+    this.makeLlmPolicy = null;
+    for (const name of this.adapterPolicies) unregisterPolicy(name);
+    this.adapterPolicies.clear();
     this.llm?.destroy();
     this.llm = null;
+    this.llmSource = null;
     this.llmInfo = null;
+  }
+
+  /** Registers every kept adapter of the loaded model as a policy `qwen+<id>` (and drops the others). */
+  private async syncAdapterPolicies(): Promise<void> {
+    const sync = ++this.adapterSyncs;
+    const infos = await this.adapters.list();
+    if (sync !== this.adapterSyncs) return; // a later sync saw a newer list
+    for (const name of this.adapterPolicies) unregisterPolicy(name);
+    this.adapterPolicies.clear();
+    const loaded = this.llm;
+    const make = this.makeLlmPolicy;
+    if (!loaded?.generateWith || !make) return;
+    for (const info of infos.filter((a) => a.baseModel === loaded.label)) {
+      // A fresh key per sync: an adapter saved again under its id (a resumed run) is read again.
+      const generate = loaded.generateWith({ key: `${info.id}#${sync}`, load: async () => (await this.adapters.load(info.id)).adapter });
+      const trained = info.steps !== undefined ? `, ${info.steps} steps` : '';
+      registerPolicy({ name: info.policy, label: `Qwen + ${info.name}`, description: `${loaded.label} with the LoRA adapter '${info.name}' (${info.origin}, rank ${info.rank}${trained}), same settings as Qwen.` }, () => make(generate, info.policy));
+      this.adapterPolicies.add(info.policy);
+    }
+  }
+
+  private trainBase(): TrainBase | null {
+    const loaded = this.llm;
+    const source = this.llmSource;
+    if (!loaded || !source) return null;
+    const create = this.options.createTrainSession;
+    return {
+      label: loaded.label,
+      config: loaded.config,
+      createSession: (request) => {
+        if (!create) throw new Error('This environment cannot train models (no WebGPU engine here).');
+        return create(source, loaded, request);
+      },
+    };
+  }
+
+  // ---- Training (train-service.ts) and adapters (adapter-library.ts) ----
+
+  /** Runs SFT or GRPO on the loaded model, streaming events; resolves when the run has ended (see train-service.ts). */
+  startTraining(request: TrainStartRequest, onEvent: (e: TrainEvent) => void): Promise<void> {
+    return this.training.start(request, onEvent);
+  }
+
+  pauseTraining(): void {
+    this.training.pause();
+  }
+
+  resumeTraining(): void {
+    this.training.resumeRun();
+  }
+
+  stopTraining(): void {
+    this.training.stop();
+  }
+
+  trainingStatus(): TrainStatus {
+    return this.training.status();
+  }
+
+  listCheckpoints(): Promise<CheckpointInfo[]> {
+    return this.training.listCheckpoints();
+  }
+
+  /** Continues a saved run from its checkpoint (same model loaded); resolves when it has ended. */
+  resumeFromCheckpoint(id: string, onEvent: (e: TrainEvent) => void): Promise<void> {
+    return this.training.resume(id, onEvent);
+  }
+
+  deleteCheckpoint(id: string): Promise<void> {
+    return this.training.deleteCheckpoint(id);
+  }
+
+  trainHistory(runId: string): Promise<TrainRunHistory> {
+    return this.training.history(runId);
+  }
+
+  listAdapters(): Promise<AdapterInfo[]> {
+    return this.adapters.list();
+  }
+
+  /** The two PEFT files of an adapter (adapter_model.safetensors, adapter_config.json), for download. */
+  adapterFiles(id: string): Promise<PeftAdapterFiles> {
+    return this.adapters.files(id);
+  }
+
+  private loadedBase(): { label: string; config: ModelConfig } {
+    if (!this.llm) throw new RangeError('No model is loaded: load the base model the adapter was trained on first.');
+    return { label: this.llm.label, config: this.llm.config };
+  }
+
+  /** A PEFT adapter from files, checked against the loaded model (AdapterFileError), kept and played as a policy. */
+  async loadAdapterFiles(files: { safetensors: Uint8Array; configJson: string }, name: string): Promise<AdapterInfo> {
+    return this.adapters.addPeftFiles(files, name, this.loadedBase());
+  }
+
+  /** A PEFT adapter from a Hub repo (cached like models), checked against the loaded model, kept and played. */
+  async loadAdapterFromHub(repo: string, options: HubAdapterOptions = {}, onProgress?: (p: DownloadProgress) => void): Promise<AdapterInfo> {
+    const base = this.loadedBase();
+    const store = this.modelCache() ?? new MemoryFileStore();
+    const loaded = await downloadPeftAdapter(repo, { model: base.config, revision: options.revision, base: options.base, subfolder: options.subfolder, store, onProgress });
+    return this.adapters.add(loaded.adapter, options.name?.trim() || loaded.label, 'hub', base);
+  }
+
+  deleteAdapter(id: string): Promise<void> {
+    return this.adapters.delete(id);
   }
 
   private modelCache(): CacheStorageFileStore | null {
@@ -558,6 +708,7 @@ export class EnvService {
     for (const controller of this.imports.values()) controller.abort();
     this.sessions.clear();
     this.modelLoad?.abort();
+    this.training.stop();
     this.unloadModel();
     await this.interactive?.close();
     this.interactive = null;

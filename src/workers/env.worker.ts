@@ -11,6 +11,7 @@ import { httpBundleReader, readBundleIndex } from '../data/bundle.ts';
 import { createBrowserSqlExecutor } from '../sql/browser-worker.ts';
 import { EnvService } from './env-service.ts';
 import { loadLlm } from './llm-generate.ts';
+import { createGpuTrainSession } from './train-gpu-model.ts';
 
 const baseUrl = self.name || new URL('../', self.location.href).href;
 
@@ -19,6 +20,7 @@ const service = new EnvService({
   bundleReader: (name) => httpBundleReader(new URL(`bundles/${encodeURIComponent(name)}/`, baseUrl).href),
   bundleNames: () => readBundleIndex(new URL('bundles/', baseUrl).href),
   loadLlm: (source, onProgress, options) => loadLlm(source, baseUrl, onProgress, options),
+  createTrainSession: (source, loaded, request) => createGpuTrainSession(source, baseUrl, loaded.tokenizer, request),
 });
 
 expose(service);

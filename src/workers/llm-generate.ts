@@ -15,6 +15,11 @@
  * is kept on the CPU side in between). A turn that the loss interrupts is played again once on the new device. Each
  * recovery is announced through `onProgress` (phases 'recovering' then 'recovered').
  *
+ * Adapters: `generateWith(adapter)` plays with a LoRA adapter on; `generate` plays the base (LoRA off). The engine holds
+ * one adapter at a time, in one planned LoRA shape that every adapter is padded to (adapter-slot.ts); an adapter
+ * beyond that shape re-plans the engine (weights read and uploaded again, as in a recovery). `release()` frees the
+ * engine's GPU memory (while training runs on its own device); the next turn builds it again the same way.
+ *
  * Only the tokenizer of `@huggingface/transformers` is used (model.ts → tokenizer.ts); no ONNX session is ever
  * created, so its runtime and WASM are never fetched.
  */
@@ -23,8 +28,10 @@ import { QwenEngine } from '../gpu/engine/qwen-engine.ts';
 import type { WeightFormat } from '../gpu/quant.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadCheckpoint } from '../model/load.ts';
+import { loraScale, type LoraAdapter } from '../model/lora.ts';
 import { createTokenizer, type Tokenizer } from '../model/tokenizer.ts';
 import type { Generate, Generation } from '../policies/llm/llm-policy.ts';
+import { padAdapter, planCovers, widenPlan, type LoraPlan } from './adapter-slot.ts';
 import { LoadCancelledError, sourceReader, type LlmSource } from './llm-source.ts';
 
 export { LoadCancelledError, type LlmSource } from './llm-source.ts';
@@ -51,11 +58,22 @@ export interface LlmLoadProgress {
   message?: string;
 }
 
+/** An adapter to play with: `key` names it (the engine keeps the last one loaded), `load` reads its tensors. */
+export interface AdapterSource {
+  key: string;
+  load(): Promise<LoraAdapter>;
+}
+
 export interface LoadedLlm {
   label: string;
   config: ModelConfig;
   tokenizer: Tokenizer;
+  /** The base model (no adapter). */
   generate: Generate;
+  /** The model with an adapter on (absent where the model cannot take adapters: its adapters are not offered). */
+  generateWith?(adapter: AdapterSource): Generate;
+  /** Frees the engine's GPU memory until the next turn (which builds it again from the source). */
+  release?(): void;
   contextTokens: number;
   /** The adapter, as `vendor/architecture [+f16]`. */
   adapter: string;
@@ -93,12 +111,13 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   const tiny = config.hiddenSize <= 256;
   const weights = options.weights ?? (tiny ? 'f16' : 'q4');
   const contextTokens = Math.max(64, Math.min(options.contextTokens ?? 2048, config.maxPositionEmbeddings));
-  const engineOptions = { batch: 1, context: contextTokens, weights };
+  let loraPlan: LoraPlan | null = null;
+  const engineOptions = () => ({ batch: 1, context: contextTokens, weights, lora: loraPlan });
   const ctx: GpuContext = await acquireGpu({ label: 'sqlenv-llm' });
   let engine: QwenEngine;
   try {
     checkCancel();
-    engine = await QwenEngine.create(ctx, config, engineOptions);
+    engine = await QwenEngine.create(ctx, config, engineOptions());
     engine.loadWeights(model.tensors);
   } catch (e) {
     ctx.destroy();
@@ -106,6 +125,20 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   }
   model.tensors.clear();
   onProgress({ phase: 'ready', loaded: 1, total: 1 });
+
+  /** The adapter in the engine's LoRA buffers (null: none loaded); `released`: the engine is gone until rebuilt. */
+  let loadedKey: string | null = null;
+  let released = false;
+  /** A new engine with the current LoRA plan, the weights read from the source again and uploaded. */
+  const rebuild = async (): Promise<void> => {
+    const again = await reader.read(() => undefined);
+    const reloaded = loadCheckpoint(again.checkpoint);
+    engine = await QwenEngine.create(ctx, config, engineOptions());
+    engine.loadWeights(reloaded.tensors);
+    reloaded.tensors.clear();
+    loadedKey = null;
+    released = false;
+  };
 
   let recoveries = 0;
   /** A new device, a new engine, the weights read and uploaded again. */
@@ -116,11 +149,7 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
     engine.destroy(); // the old device's buffers are gone already; this drops our handles
     try {
       await ctx.recover();
-      const again = await reader.read(() => undefined);
-      const reloaded = loadCheckpoint(again.checkpoint);
-      engine = await QwenEngine.create(ctx, config, engineOptions);
-      engine.loadWeights(reloaded.tensors);
-      reloaded.tensors.clear();
+      await rebuild();
     } catch (e) {
       onProgress({ phase: 'recovered', loaded: 0, total: 1, message: `Recovery from the lost GPU device (${reason}) failed: ${(e as Error).message} Load the model again.` });
       throw e;
@@ -142,9 +171,31 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   const endTokens = new Set([tokenizer.special.imEnd, tokenizer.special.endOfText]);
   let busy: Promise<unknown> = Promise.resolve();
 
-  const generateOnce = async (promptIds: number[], o: Parameters<Generate>[1]): Promise<Generation> => {
+  /** The engine ready for a turn with `adapter` on (null: the base). */
+  const prepare = async (adapter: AdapterSource | null): Promise<void> => {
+    if (released) await rebuild();
+    if (adapter === null) {
+      if (engine.loraEnabled) engine.setLoraEnabled(false);
+      return;
+    }
+    if (loadedKey !== adapter.key) {
+      const lora = await adapter.load();
+      if (!planCovers(loraPlan, lora)) {
+        loraPlan = widenPlan(loraPlan, lora);
+        engine.destroy();
+        released = true; // a failed rebuild is tried again at the next turn
+        await rebuild();
+      }
+      engine.loadLora(padAdapter(config, lora, loraPlan!).layers, loraScale(lora.config));
+      loadedKey = adapter.key;
+    }
+    engine.setLoraEnabled(true);
+  };
+
+  const generateOnce = async (promptIds: number[], o: Parameters<Generate>[1], adapter: AdapterSource | null): Promise<Generation> => {
     if (ctx.state === 'lost') await recover();
     ctx.assertReady();
+    await prepare(adapter);
     const room = contextTokens - promptIds.length;
     if (room < 1) throw new RangeError(`The prompt (${promptIds.length} tokens) fills the model's context of ${contextTokens} tokens.`);
     const limit = Math.min(o.maxNewTokens, room);
@@ -172,27 +223,38 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   };
 
   /** One turn; a turn the device loss interrupted is played again, once, on the recovered device. */
-  const generateRecovering = async (promptIds: number[], o: Parameters<Generate>[1]): Promise<Generation> => {
+  const generateRecovering = async (promptIds: number[], o: Parameters<Generate>[1], adapter: AdapterSource | null): Promise<Generation> => {
     try {
-      return await generateOnce(promptIds, o);
+      return await generateOnce(promptIds, o, adapter);
     } catch (e) {
       if (!(await lostDuring())) throw e;
-      return generateOnce(promptIds, o);
+      return generateOnce(promptIds, o, adapter);
     }
   };
 
-  const generate: Generate = (promptIds, o) => {
-    // One sequence slot: turns never overlap (Watch and Evaluate may both ask).
-    const run = busy.then(() => generateRecovering(promptIds, o));
-    busy = run.catch(() => undefined);
-    return run;
-  };
+  const generateFor =
+    (adapter: AdapterSource | null): Generate =>
+    (promptIds, o) => {
+      // One sequence slot: turns never overlap (Watch and Evaluate may both ask).
+      const run = busy.then(() => generateRecovering(promptIds, o, adapter));
+      busy = run.catch(() => undefined);
+      return run;
+    };
 
   return {
     label,
     config,
     tokenizer,
-    generate,
+    generate: generateFor(null),
+    generateWith: generateFor,
+    release: () => {
+      // Queued behind any turn in progress, so a turn never loses its engine midway.
+      busy = busy.then(() => {
+        if (released) return;
+        engine.destroy();
+        released = true;
+      });
+    },
     contextTokens,
     adapter: `${ctx.adapterInfo.vendor || 'unknown'}/${ctx.adapterInfo.architecture || 'unknown'}${ctx.features.shaderF16 ? ' +f16' : ''}`,
     weights,

@@ -68,3 +68,28 @@ export interface TrainRunHistory {
   evals: EvalPoint[];
   traces: TraceEntry[];
 }
+
+/** Where training is now (`trainingStatus()`): 'idle' when no run is going. */
+export type TrainStatus =
+  | { phase: 'idle' }
+  | {
+      phase: TrainPhase;
+      runId: string;
+      /** Last completed step. */
+      step: number;
+      totalSteps: number;
+      dataset: string;
+      /** The adapter the run produces (listed by `listAdapters()` once the run has ended). */
+      adapterId: string;
+    };
+
+/** Where to download an adapter from the Hub (`loadAdapterFromHub`). */
+export interface HubAdapterOptions {
+  revision?: string;
+  /** A mirror of the Hub; default huggingface.co. */
+  base?: string;
+  /** A folder of the repo holding the two files (repos with several adapters); default the root. */
+  subfolder?: string;
+  /** The adapter's name as a policy; default the repo (and folder). */
+  name?: string;
+}

@@ -1,0 +1,42 @@
+/**
+ * The worker's trainable model for a run: the loaded model's files read again from where they came from (Cache
+ * Storage, the served folder or the picked files; nothing is kept on the CPU side between inference and training),
+ * a GPU device of its own, and a `GpuTrainableModel` planned for the run. Destroying the session destroys both.
+ */
+import { acquireGpu } from '../gpu/device.ts';
+import { loadCheckpoint } from '../model/load.ts';
+import type { Tokenizer } from '../model/tokenizer.ts';
+import { GpuTrainableModel } from '../train/gpu-model.ts';
+import { sourceReader, type LlmSource } from './llm-source.ts';
+import type { TrainModelRequest, TrainSession } from './train-service.ts';
+
+export async function createGpuTrainSession(source: LlmSource, baseUrl: string, tokenizer: Tokenizer, request: TrainModelRequest): Promise<TrainSession> {
+  const reader = sourceReader(source, baseUrl);
+  const files = await reader.read((p) => request.onProgress(p.loaded, p.total, p.file ? `Reading ${p.file}` : `Reading ${reader.label}`));
+  const checkpoint = loadCheckpoint(files.checkpoint);
+  files.checkpoint.safetensors.length = 0; // decoded: let the file bytes go
+  request.onProgress(0, 1, 'Planning GPU memory and uploading the weights…');
+  const ctx = await acquireGpu({ label: 'sqlenv-train' });
+  try {
+    const model = await GpuTrainableModel.create(ctx, checkpoint.config, checkpoint.tensors, tokenizer, {
+      lora: request.lora,
+      seed: request.seed,
+      rolloutSlots: request.rolloutSlots,
+      contextTokens: request.contextTokens,
+      microBatchTokens: request.microBatchTokens,
+    });
+    checkpoint.tensors.clear();
+    request.onProgress(1, 1, 'Ready');
+    return {
+      model,
+      destroy: () => {
+        model.destroy();
+        ctx.destroy();
+      },
+      deviceLost: () => (ctx.state === 'lost' ? ctx.lostError : null),
+    };
+  } catch (e) {
+    ctx.destroy();
+    throw e;
+  }
+}

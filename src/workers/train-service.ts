@@ -1,0 +1,304 @@
+/**
+ * Training inside the environment worker: one run at a time of `Trainer` (SFT or GRPO) on a trainable copy of the
+ * loaded model, against the service's datasets and a SQL executor of its own, streaming `TrainEvent`s to the page.
+ * `EnvService` delegates its training methods here.
+ *
+ * A run: 'loading' (the factory reads the base weights again and plans a model for the run: rollout slots =
+ * groupSize × promptsPerStep, context = maxEpisodeTokens), then the trainer's own states. Every `checkpointEvery` steps
+ * the adapter, AdamW's moments and the history so far go to the store; resuming a checkpoint restores them into a
+ * fresh model and calls `run({ startStep })`, which continues the run exactly. When the run finishes or is stopped its
+ * adapter is kept (one adapter per run, replaced by later resumes) and plays as a policy.
+ *
+ * Failures end the run with an 'error' event (then phase 'failed'), never silently: out of GPU memory names a smaller
+ * setting in `suggestion`, a lost device says where to resume from. Full storage at a checkpoint is only a warning
+ * (a 'phase' event with a message): the run goes on and the checkpoints saved before stay. `start` and `resume`
+ * resolve when the run has ended; what went wrong before anything started (no model, a run already going, a bad
+ * config) rejects instead.
+ *
+ * The trainable model comes from an injected factory: the WebGPU model in the worker (train-gpu-model.ts), the
+ * float64 reference in Node tests.
+ */
+import type { Dataset } from '../data/types.ts';
+import type { EnvConfig } from '../env/types.ts';
+import type { ModelConfig } from '../model/config.ts';
+import type { LoraAdapter, LoraConfig } from '../model/lora.ts';
+import type { SqlExecutor } from '../sql/executor.ts';
+import type { OptimizerState } from '../train/gpu-model.ts';
+import { MicroBatchError } from '../train/microbatch.ts';
+import type { TrainableModel } from '../train/policy-model.ts';
+import { TrainMemoryError, Trainer, validateTrainConfig } from '../train/trainer.ts';
+import type { TrainConfig } from '../train/types.ts';
+import type { AdapterLibrary } from './adapter-library.ts';
+import type { CheckpointInfo, TrainEvent, TrainPhase, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
+import { isQuotaError, TrainStorageFullError, typedArrayBytes, type StoredCheckpoint, type TrainStore } from './train-store.ts';
+
+/** What training needs of a model beyond `TrainableModel`: its adapter and optimiser state, in and out. */
+export interface TrainSessionModel extends TrainableModel {
+  readAdapter(): Promise<LoraAdapter>;
+  loadAdapter(adapter: LoraAdapter): void | Promise<void>;
+  readOptimizerState(): Promise<OptimizerState>;
+  loadOptimizerState(state: OptimizerState): void | Promise<void>;
+}
+
+/** A model made for one run, and how to let it go (its GPU buffers and device). */
+export interface TrainSession {
+  model: TrainSessionModel;
+  destroy(): void;
+  /** The device loss that broke the run, if that is what happened (null otherwise). */
+  deviceLost?(): Error | null;
+}
+
+export interface TrainModelRequest {
+  lora: LoraConfig;
+  /** Seeds the fresh adapter's A. */
+  seed: number;
+  rolloutSlots: number;
+  contextTokens: number;
+  /** 0 = derive from the device's memory. */
+  microBatchTokens: number;
+  onProgress(loaded: number, total: number, message: string): void;
+}
+
+/** The model held by the service, as training sees it. */
+export interface TrainBase {
+  label: string;
+  config: ModelConfig;
+  createSession(request: TrainModelRequest): Promise<TrainSession>;
+}
+
+export interface TrainServiceDeps {
+  store: TrainStore;
+  adapters: AdapterLibrary;
+  /** The loaded model, or null when none is. */
+  base(): TrainBase | null;
+  dataset(name: string): Promise<Dataset>;
+  createExecutor(): SqlExecutor;
+  envConfig?: Partial<EnvConfig>;
+  /** Called before a run's model is made (the worker frees its inference engine's GPU memory). */
+  beforeSession?(): void;
+  now?(): number;
+}
+
+/** Checkpoints kept per run (older ones are dropped once a newer one is saved). */
+export const CHECKPOINTS_KEPT = 2;
+
+interface Run {
+  runId: string;
+  adapterId: string;
+  request: TrainStartRequest;
+  config: TrainConfig;
+  phase: TrainPhase;
+  step: number;
+  history: TrainRunHistory;
+  trainer: Trainer | null;
+  stopRequested: boolean;
+  pauseRequested: boolean;
+  emit(e: TrainEvent): void;
+}
+
+export class TrainService {
+  private run: Run | null = null;
+  private runs = 0;
+
+  constructor(private readonly deps: TrainServiceDeps) {}
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+
+  status(): TrainStatus {
+    const r = this.run;
+    if (!r) return { phase: 'idle' };
+    return { phase: r.phase, runId: r.runId, step: r.step, totalSteps: r.config.steps, dataset: r.request.dataset, adapterId: r.adapterId };
+  }
+
+  async start(request: TrainStartRequest, onEvent: (e: TrainEvent) => void): Promise<void> {
+    const { base, dataset } = await this.prepare(request);
+    const name = request.adapterName?.trim() || `${request.config.algo} ${new Date(this.now()).toISOString().slice(0, 16).replace('T', ' ')}`;
+    const runId = `run-${this.now().toString(36)}-${++this.runs}`;
+    const run = this.begin({ runId, adapterId: await this.deps.adapters.newId(name), request: { ...request, adapterName: name }, config: request.config, history: { runId, metrics: [], evals: [], traces: [] } }, onEvent);
+    await this.execute(run, base, dataset, null);
+  }
+
+  async resume(checkpointId: string, onEvent: (e: TrainEvent) => void): Promise<void> {
+    const saved = await this.deps.store.loadCheckpoint(checkpointId);
+    if (!saved) throw new RangeError(`No checkpoint '${checkpointId}': it was deleted, or this browser's storage was cleared.`);
+    const { base, dataset } = await this.prepare(saved.request);
+    if (base.label !== saved.info.model) throw new RangeError(`Checkpoint '${checkpointId}' trains ${saved.info.model}, but ${base.label} is loaded: load ${saved.info.model} first.`);
+    const run = this.begin({ runId: saved.info.runId, adapterId: saved.adapterId, request: saved.request, config: saved.request.config, history: saved.history }, onEvent);
+    run.step = saved.info.step;
+    await this.execute(run, base, dataset, saved);
+  }
+
+  pause(): void {
+    const r = this.run;
+    if (!r || (r.phase !== 'running' && r.phase !== 'loading')) return;
+    r.pauseRequested = true;
+    r.trainer?.pause();
+    this.setPhase(r, 'paused', 'Pauses after the step in progress.');
+  }
+
+  resumeRun(): void {
+    const r = this.run;
+    if (!r || r.phase !== 'paused') return;
+    r.pauseRequested = false;
+    r.trainer?.resume();
+    this.setPhase(r, r.trainer ? 'running' : 'loading');
+  }
+
+  stop(): void {
+    const r = this.run;
+    if (!r) return;
+    r.stopRequested = true;
+    r.trainer?.stop();
+  }
+
+  listCheckpoints(): Promise<CheckpointInfo[]> {
+    return this.deps.store.listCheckpoints();
+  }
+
+  deleteCheckpoint(id: string): Promise<void> {
+    return this.deps.store.deleteCheckpoint(id);
+  }
+
+  /** The run's history: the live run's, else the saved one (after its end or its newest checkpoint). */
+  async history(runId: string): Promise<TrainRunHistory> {
+    if (this.run?.runId === runId) return structuredClone(this.run.history);
+    const saved = await this.deps.store.loadHistory(runId);
+    if (saved) return saved;
+    const newest = (await this.deps.store.listCheckpoints()).find((c) => c.runId === runId);
+    const checkpoint = newest ? await this.deps.store.loadCheckpoint(newest.id) : null;
+    if (checkpoint) return checkpoint.history;
+    throw new RangeError(`No history of run '${runId}' is kept.`);
+  }
+
+  /** Checks that a run can start now; what fails here rejects before any event. */
+  private async prepare(request: TrainStartRequest): Promise<{ base: TrainBase; dataset: Dataset }> {
+    if (this.run) throw new Error('A training run is in progress: stop it before starting another.');
+    const base = this.deps.base();
+    if (!base) throw new RangeError("No model is loaded: load one in Watch's Model panel, then train it.");
+    validateTrainConfig(request.config);
+    return { base, dataset: await this.deps.dataset(request.dataset) };
+  }
+
+  private begin(fields: Pick<Run, 'runId' | 'adapterId' | 'request' | 'config' | 'history'>, emit: (e: TrainEvent) => void): Run {
+    const run: Run = { ...fields, phase: 'loading', step: 0, trainer: null, stopRequested: false, pauseRequested: false, emit };
+    this.run = run;
+    return run;
+  }
+
+  private setPhase(r: Run, phase: TrainPhase, message?: string): void {
+    r.phase = phase;
+    r.emit({ type: 'phase', phase, ...(message !== undefined && { message }) });
+  }
+
+  private async execute(r: Run, base: TrainBase, dataset: Dataset, saved: StoredCheckpoint | null): Promise<void> {
+    const c = r.config;
+    let session: TrainSession | null = null;
+    let executor: SqlExecutor | null = null;
+    try {
+      this.setPhase(r, 'loading', `Loading ${base.label} for training…`);
+      const init = saved ? saved.adapter : r.request.initAdapterId ? (await this.deps.adapters.load(r.request.initAdapterId)).adapter : null;
+      const lora: LoraConfig = init?.config ?? { rank: c.loraRank, alpha: c.loraAlpha, targetModules: [...c.loraTargets], dropout: 0, useRslora: false };
+      this.deps.beforeSession?.();
+      session = await base.createSession({
+        lora,
+        seed: c.seed,
+        rolloutSlots: c.groupSize * c.promptsPerStep,
+        contextTokens: c.maxEpisodeTokens,
+        microBatchTokens: c.microBatchTokens,
+        onProgress: (loaded, total, message) => r.emit({ type: 'phase', phase: 'loading', message, loaded, total }),
+      });
+      const model = session.model;
+      if (init) await model.loadAdapter(init);
+      if (saved) await model.loadOptimizerState(saved.optimizer);
+      executor = this.deps.createExecutor();
+      const trainer = new Trainer({ model, dataset, executor, envConfig: this.deps.envConfig }, c, {
+        onStep: (metrics) => {
+          r.step = metrics.step;
+          r.history.metrics.push(metrics);
+          r.emit({ type: 'step', metrics });
+        },
+        onEval: (point) => {
+          r.history.evals.push(point);
+          r.emit({ type: 'eval', point });
+        },
+        onTrace: (trace) => {
+          r.history.traces.push(trace);
+          r.emit({ type: 'trace', trace });
+        },
+        onCheckpoint: (step) => this.checkpoint(r, base, model, step),
+      });
+      r.trainer = trainer;
+      if (r.stopRequested) return this.end(r, base, model, 'stopped');
+      if (!r.pauseRequested) this.setPhase(r, 'running');
+      const running = trainer.run({ startStep: saved?.info.step ?? 0 });
+      if (r.pauseRequested) trainer.pause(); // paused while loading: the trainer accepts a pause only once it runs
+      const result = await running;
+      await this.end(r, base, model, result.stopped ? 'stopped' : 'finished');
+    } catch (e) {
+      r.emit({ type: 'error', ...describeFailure(e, r, session) });
+      this.setPhase(r, 'failed');
+    } finally {
+      session?.destroy();
+      await executor?.close();
+      if (this.run === r) this.run = null;
+    }
+  }
+
+  private async checkpoint(r: Run, base: TrainBase, model: TrainSessionModel, step: number): Promise<void> {
+    const [adapter, optimizer] = await Promise.all([model.readAdapter(), model.readOptimizerState()]);
+    const info: CheckpointInfo = {
+      id: `${r.runId}@${step}`,
+      runId: r.runId,
+      step,
+      totalSteps: r.config.steps,
+      dataset: r.request.dataset,
+      model: base.label,
+      config: r.config,
+      savedAt: this.now(),
+      bytes: typedArrayBytes([adapter, optimizer]),
+    };
+    try {
+      await this.deps.store.saveCheckpoint({ info, request: r.request, adapterId: r.adapterId, adapter, optimizer, history: r.history }, CHECKPOINTS_KEPT);
+    } catch (e) {
+      if (!isQuotaError(e)) throw e;
+      r.emit({ type: 'phase', phase: r.phase, message: `${new TrainStorageFullError(`the checkpoint of step ${step}`).message} Training goes on.` });
+      return;
+    }
+    r.emit({ type: 'checkpoint', checkpoint: info });
+  }
+
+  /** Keeps the run's adapter (a policy from now on) and its history, then reports the final phase. */
+  private async end(r: Run, base: TrainBase, model: TrainSessionModel, phase: 'finished' | 'stopped'): Promise<void> {
+    const adapter = await model.readAdapter();
+    let message: string | undefined;
+    try {
+      await this.deps.adapters.save(r.adapterId, { name: r.request.adapterName ?? r.adapterId, origin: 'trained', baseModel: base.label, steps: r.step }, adapter, base.config);
+      await this.deps.store.saveHistory(r.history);
+    } catch (e) {
+      if (!isQuotaError(e)) throw e;
+      message = new TrainStorageFullError(`the adapter '${r.request.adapterName ?? r.adapterId}'`).message;
+    }
+    this.setPhase(r, phase, message);
+  }
+}
+
+/** The 'error' event of a failed run: the message, and a smaller setting when the device ran out of memory. */
+export function describeFailure(e: unknown, r: Pick<Run, 'config' | 'step'>, session: TrainSession | null): { message: string; suggestion?: Partial<TrainConfig> } {
+  const c = r.config;
+  const message = e instanceof Error ? e.message : String(e);
+  const lost = session?.deviceLost?.() ?? (e instanceof Error && e.name === 'GpuDeviceLostError' ? e : null);
+  if (lost) return { message: `The GPU device was lost during training (${lost.message}). The run stopped after step ${r.step}: load the model again and resume from the last checkpoint.` };
+  if (e instanceof TrainMemoryError) return { message, suggestion: { microBatchTokens: e.suggestedMicroBatchTokens } };
+  if (e instanceof MicroBatchError) return { message, ...(e.suggestedMaxEpisodeTokens !== null && { suggestion: { maxEpisodeTokens: e.suggestedMaxEpisodeTokens } }) };
+  if (e instanceof Error && /OutOfMemory/i.test(e.name)) return { message, suggestion: smallerRun(c) };
+  return { message };
+}
+
+/** The run halved where it costs the most memory: the sequences decoded together, then the episode length. */
+export function smallerRun(c: TrainConfig): Partial<TrainConfig> {
+  if (c.promptsPerStep > 1) return { promptsPerStep: Math.floor(c.promptsPerStep / 2) };
+  if (c.groupSize > 2) return { groupSize: Math.max(2, Math.floor(c.groupSize / 2)) };
+  return { maxEpisodeTokens: Math.max(128, Math.floor(c.maxEpisodeTokens / 2)) };
+}
