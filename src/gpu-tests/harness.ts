@@ -7,6 +7,8 @@ import { acquireGpu, type GpuContext } from '../gpu/device.ts';
 import type { MatmulVariant } from '../gpu/kernels/matmul.ts';
 import { timeMatmul } from './bench.ts';
 import type { Comparison } from './compare.ts';
+import { checkAdapterRoundtrip } from './checks/adapter-roundtrip.ts';
+import { checkAdapterSlot } from './checks/adapter-slot.ts';
 import { checkAttention } from './checks/attention.ts';
 import { checkAdamw, checkRmsnormBackward, checkSwigluBackward, checkTokenLogprobBackward } from './checks/backward-elementwise.ts';
 import { checkBackwardAttention } from './checks/backward-attention.ts';
@@ -19,6 +21,7 @@ import { checkMatmul } from './checks/matmul.ts';
 import { checkQuantEmbedding, checkQuantEngine, checkQuantMatmul } from './checks/quant.ts';
 import { checkSampleDistribution, checkSampleGreedy, checkSampleVocab } from './checks/sample.ts';
 import { checkTrainAdamwStep, checkTrainGradients, checkTrainLogprobs } from './checks/train-engine.ts';
+import { TRAIN_LEARNING_CHECKS } from './checks/train-learning.ts';
 
 /** A check returns its comparisons; `note` records figures it reports without asserting (dispatch counts…). */
 export type Check = (ctx: GpuContext, seed: number, note: (text: string) => void) => Promise<Comparison[]>;
@@ -52,6 +55,9 @@ const CHECKS: Record<string, Check> = {
   'backward-attention': checkBackwardAttention,
   'backward-matmul-dx': checkMatmulDx,
   'backward-lora': checkLoraBackward,
+  'adapter-roundtrip': checkAdapterRoundtrip,
+  'adapter-slot': checkAdapterSlot,
+  ...TRAIN_LEARNING_CHECKS,
 };
 
 export interface CheckReport {

@@ -206,7 +206,7 @@ function dot(c: ArrayLike<number>, lp: ArrayLike<number>): number {
 }
 
 /** A pass/fail comparison built by hand (a property rather than a difference). */
-function property(labelText: string, shape: string, pass: boolean, value: number): Comparison {
+export function property(labelText: string, shape: string, pass: boolean, value: number): Comparison {
   return { label: labelText, shape, count: 1, maxAbs: value, maxRel: 0, worst: 0, tol: { abs: 0, rel: 0 }, pass };
 }
 

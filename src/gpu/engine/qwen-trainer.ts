@@ -278,6 +278,36 @@ export class QwenTrainer {
     return this.readPairs((name) => name);
   }
 
+  /** AdamW's first (m) and second (v) moments of every adapter tensor, laid out as `readLora`. */
+  async readAdamMoments(): Promise<{ m: LoraTensors; v: LoraTensors }> {
+    const [m, v] = await Promise.all([this.readPairs((name) => `adam.m.${name}`), this.readPairs((name) => `adam.v.${name}`)]);
+    return { m, v };
+  }
+
+  /** Uploads AdamW moments (every planned pair of every layer; shapes checked against the plan). */
+  loadAdamMoments(m: LoraTensors, v: LoraTensors): void {
+    const { lora } = this.engine.plan.options;
+    const mem = this.engine.memory;
+    for (let l = 0; l < this.engine.model.numLayers; l++) {
+      for (const p of lora?.targets ?? []) {
+        const name = projectionWeightName(l, p);
+        for (const [kind, tensors] of [['m', m], ['v', v]] as const) {
+          const pair = tensors[l]?.[p];
+          if (!pair) throw new GpuShapeError('QwenTrainer.loadAdamMoments', `layer ${l} has no ${p} ${kind} moments`);
+          for (const [suffix, data] of [['lora_A', pair.a], ['lora_B', pair.b]] as const) {
+            const e = mem.entry(`${name}.${suffix}`);
+            mem.write(`adam.${kind}.${e.name}`, e.shape, data);
+          }
+        }
+      }
+    }
+  }
+
+  /** Drops the kept forward (the adapter changed under it, e.g. a new one was loaded): the next backward needs a new forward. */
+  forgetForward(): void {
+    this.saved = null;
+  }
+
   destroy(): void {
     this.rec.destroy();
     for (const b of Object.values(this.own)) b.destroy();

@@ -1,0 +1,322 @@
+/**
+ * `TrainableModel` on the WebGPU engine: ONE `QwenEngine` (planned with LoRA and the training buffers) serves both
+ * the rollouts (batched KV-cached decode with the GPU sampler) and the updates (`QwenTrainer` forward/backward/AdamW
+ * on the same live adapter buffers), so the policy that samples is the policy that learns.
+ *
+ * Public API (the Train view, checkpoints and PEFT save/load code against these; stable):
+ *   GpuTrainableModel.create(ctx, config, tensors, tokenizer, options) → plans the engine, uploads the weights and a
+ *     fresh adapter (A as PEFT's init from `options.seed`, B = 0);
+ *   generate / forward / backward / optimizerStep / microBatchLimits / gpuBytes   (TrainableModel);
+ *   readAdapter() / loadAdapter(adapter)               the live adapter as f32 tensors, and back (shape-checked);
+ *   readOptimizerState() / loadOptimizerState(state)   AdamW m and v per adapter tensor (resume exactly with
+ *     `Trainer.run({ startStep })`: the AdamW step number derives from the step);
+ *   destroy()                                          the engine, the trainer and their buffers (not `ctx`).
+ */
+import { createRng } from '../data/rng.ts';
+import type { GpuContext } from '../gpu/device.ts';
+import { GpuOutOfMemoryError } from '../gpu/errors.ts';
+import { QwenEngine, type TensorLike } from '../gpu/engine/qwen-engine.ts';
+import { QwenTrainer, type LoraTensors } from '../gpu/engine/qwen-trainer.ts';
+import { checkSamplingParams } from '../gpu/kernels/sample.ts';
+import type { WeightFormat } from '../gpu/quant.ts';
+import { maxChunkBytes } from '../gpu/split.ts';
+import type { ModelConfig } from '../model/config.ts';
+import { createLoraAdapter, LoraConfigError, loraScale, loraShapes, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraTarget } from '../model/lora.ts';
+import type { Tokenizer } from '../model/tokenizer.ts';
+import type { Tensor } from '../model/weights.ts';
+import { tokenBudgetForMemory } from './microbatch.ts';
+import { scoredPositions, type AdamWSettings, type ForwardOptions, type GenerateRequest, type MicroBatchLimits, type SampledGeneration, type ScoredSequence, type TrainableModel } from './policy-model.ts';
+
+/** AdamW's moments of one adapter tensor, each with that tensor's shape (f32). */
+export interface AdamMoments {
+  m: Tensor;
+  v: Tensor;
+}
+
+/**
+ * The optimiser's state: per layer, per target, the moments of A (R, in) and B (out, R) — laid out as
+ * `LoraAdapter.layers`. Plain data (typed arrays), so it survives structured clone / IndexedDB.
+ */
+export interface OptimizerState {
+  config: LoraConfig;
+  layers: Array<Partial<Record<LoraTarget, { a: AdamMoments; b: AdamMoments }>>>;
+}
+
+export interface GpuTrainableModelOptions {
+  lora: LoraConfig;
+  /** Seeds the adapter's A init (B = 0), as `createLoraAdapter`. */
+  seed: number;
+  /** B: sequences decoded together (more requests run in waves); also the most sequences per micro-batch. */
+  rolloutSlots: number;
+  /** S: most tokens of one sequence (prompt + replies). */
+  contextTokens: number;
+  /** Storage of the base matrices; default 'f16'. */
+  weights?: WeightFormat;
+  /** T: tokens per micro-batch; 0 (default) = the largest that fits `gpuMemoryBytes` (microbatch.ts tokenBudgetForMemory). */
+  microBatchTokens?: number;
+  /** Bytes the device may use for the whole plan when deriving T (WebGPU does not say); default 4 GiB. */
+  gpuMemoryBytes?: number;
+  /** Rows of the LM head's logits per chunk in training (chunk × V f32); default 64. */
+  logitChunkRows?: number;
+}
+
+const DEFAULT_GPU_MEMORY_BYTES = 4 * 1024 ** 3;
+const DEFAULT_LOGIT_CHUNK_ROWS = 64;
+
+/** One request of a decode wave: its slot, what it produced so far, and how many tokens it may add. */
+interface Live {
+  request: GenerateRequest;
+  slot: number;
+  limit: number;
+  tokenIds: number[];
+  logProbs: number[];
+}
+
+export class GpuTrainableModel implements TrainableModel {
+  readonly tokenizer: Tokenizer;
+  readonly contextTokens: number;
+  readonly microBatchLimits: MicroBatchLimits;
+  readonly engine: QwenEngine;
+  readonly trainer: QwenTrainer;
+  private readonly model: ModelConfig;
+  /** The live adapter's config (alpha may change with `loadAdapter`; rank and targets are the plan's). */
+  private lora: LoraConfig;
+
+  private constructor(model: ModelConfig, engine: QwenEngine, trainer: QwenTrainer, tokenizer: Tokenizer, lora: LoraConfig) {
+    this.model = model;
+    this.engine = engine;
+    this.trainer = trainer;
+    this.tokenizer = tokenizer;
+    this.lora = lora;
+    const { batch: B, context: S, maxTokens: T } = engine.plan.options;
+    this.contextTokens = S;
+    this.microBatchLimits = { maxTokens: T, maxSequences: B, maxSequenceTokens: Math.min(S, T) };
+  }
+
+  /**
+   * Plans the engine (B = rolloutSlots, S = contextTokens, T = microBatchTokens or the most that fits the memory
+   * budget), uploads `tensors` (HF names, as src/model/load.ts gives them) and a fresh adapter, compiles the trainer.
+   * The tensors may be dropped afterwards (the GPU holds its own copy).
+   */
+  static async create(ctx: GpuContext, config: ModelConfig, tensors: ReadonlyMap<string, TensorLike>, tokenizer: Tokenizer, options: GpuTrainableModelOptions): Promise<GpuTrainableModel> {
+    validateLoraConfig(options.lora);
+    const { rolloutSlots: B, contextTokens: S } = options;
+    if (tokenizer.size > config.vocabSize) throw new RangeError(`tokenizer has ${tokenizer.size} ids but the model's vocabulary is ${config.vocabSize}`);
+    if (!Number.isInteger(B) || B < 1) throw new RangeError(`rolloutSlots must be a positive integer, got ${B}`);
+    if (!Number.isInteger(S) || S < 2) throw new RangeError(`contextTokens must be an integer >= 2, got ${S}`);
+    const weights = options.weights ?? 'f16';
+    const logitChunkRows = options.logitChunkRows ?? DEFAULT_LOGIT_CHUNK_ROWS;
+    const lora = { rank: options.lora.rank, targets: options.lora.targetModules };
+    const T = microBatchTokensFor(ctx, config, options, weights, logitChunkRows);
+    const engine = await QwenEngine.create(ctx, config, { batch: B, context: S, maxTokens: T, weights, lora, training: { logitChunkRows } });
+    try {
+      engine.loadWeights(tensors);
+      const adapter = createLoraAdapter(config, options.lora, createRng(options.seed));
+      engine.loadLora(adapter.layers, loraScale(options.lora));
+      const trainer = await QwenTrainer.create(engine);
+      return new GpuTrainableModel(config, engine, trainer, tokenizer, options.lora);
+    } catch (e) {
+      engine.destroy();
+      throw e;
+    }
+  }
+
+  /** Requests in waves of B; within a wave every sequence advances in lockstep (one `sample` per step and sampling setting). */
+  async generate(requests: readonly GenerateRequest[]): Promise<SampledGeneration[]> {
+    requests.forEach((r, i) => this.checkRequest(r, i));
+    const B = this.engine.plan.options.batch;
+    const out: SampledGeneration[] = [];
+    this.engine.setLoraEnabled(true);
+    for (let w = 0; w < requests.length; w += B) out.push(...(await this.wave(requests.slice(w, w + B))));
+    return out;
+  }
+
+  async forward(batch: readonly ScoredSequence[], options: ForwardOptions = {}): Promise<Float32Array> {
+    batch.forEach((s, i) => {
+      if (s.lossMask.length !== s.tokenIds.length) throw new RangeError(`forward: sequence ${i} has ${s.tokenIds.length} tokens but a loss mask of ${s.lossMask.length}`);
+    });
+    const sequences = batch.map((s) => ({ ids: s.tokenIds, scored: scoredPositions(s) }));
+    return this.trainer.forward({ sequences }, { adapterEnabled: options.adapter ?? true });
+  }
+
+  backward(dlogprob: Float32Array): Promise<void> {
+    return this.trainer.backward(dlogprob);
+  }
+
+  optimizerStep(settings: AdamWSettings): Promise<{ gradNorm: number }> {
+    return this.trainer.optimizerStep(settings);
+  }
+
+  /** Bytes of the engine's memory plan (weights, adapter, activations, KV cache, training buffers). */
+  gpuBytes(): number {
+    return this.engine.plan.totalBytes;
+  }
+
+  /** The live adapter (the f32 masters the engine computes and trains with). */
+  async readAdapter(): Promise<LoraAdapter> {
+    const pairs = await this.trainer.readLora();
+    return { config: { ...this.lora }, layers: this.toLayers(pairs, (t) => t) };
+  }
+
+  /** Replaces the live adapter; its rank and targets must be the plan's (its alpha and rsLoRA set the new scale). */
+  loadAdapter(adapter: LoraAdapter): void {
+    validateLoraConfig(adapter.config);
+    this.checkConfig('loadAdapter', adapter.config);
+    const layers = this.checkLayers('loadAdapter', adapter.layers, (pair) => pair);
+    this.engine.loadLora(layers, loraScale(adapter.config));
+    this.lora = { ...adapter.config };
+    this.trainer.forgetForward();
+  }
+
+  /** AdamW's moments of every adapter tensor. */
+  async readOptimizerState(): Promise<OptimizerState> {
+    const { m, v } = await this.trainer.readAdamMoments();
+    const layers = this.toLayers(m, (pair, l, p) => {
+      const vv = v[l][p]!;
+      return { a: { m: pair.a, v: { shape: pair.a.shape, data: vv.a } }, b: { m: pair.b, v: { shape: pair.b.shape, data: vv.b } } };
+    });
+    return { config: { ...this.lora }, layers };
+  }
+
+  /** Restores AdamW's moments (shapes checked against the plan). */
+  loadOptimizerState(state: OptimizerState): void {
+    this.checkConfig('loadOptimizerState', state.config);
+    const m = this.checkLayers('loadOptimizerState', state.layers, (x) => ({ a: x.a.m, b: x.b.m }));
+    const v = this.checkLayers('loadOptimizerState', state.layers, (x) => ({ a: x.a.v, b: x.b.v }));
+    const f32 = (layers: typeof m): LoraTensors =>
+      layers.map((layer) => Object.fromEntries(Object.entries(layer).map(([p, pair]) => [p, { a: Float32Array.from(pair.a.data), b: Float32Array.from(pair.b.data) }])));
+    this.trainer.loadAdamMoments(f32(m), f32(v));
+  }
+
+  /** Destroys the trainer and the engine (every GPU buffer this model created); the context stays the caller's. */
+  destroy(): void {
+    this.trainer.destroy();
+    this.engine.destroy();
+  }
+
+  // --- generation ------------------------------------------------------------------------------------------------
+
+  private checkRequest(r: GenerateRequest, i: number): void {
+    const where = `generate: request ${i}`;
+    if (r.promptTokenIds.length === 0) throw new RangeError(`${where} has an empty prompt`);
+    if (r.promptTokenIds.length >= this.contextTokens) throw new RangeError(`${where}: a prompt of ${r.promptTokenIds.length} tokens fills the context of ${this.contextTokens}`);
+    if (!Number.isInteger(r.maxNewTokens) || r.maxNewTokens < 0) throw new RangeError(`${where}: maxNewTokens ${r.maxNewTokens} must be an integer >= 0`);
+    if (!Number.isInteger(r.seed) || r.seed < 0 || r.seed > 0xffffffff) throw new RangeError(`${where}: seed ${r.seed} must be a uint32`);
+    checkSamplingParams({ temperature: r.temperature, topP: r.topP });
+  }
+
+  /**
+   * At most B requests, slot i = request i. Step k feeds every live sequence its pending ids (the prompt at k = 0,
+   * then its last token) and draws token k with key (seed, 0, k): the draw depends only on the request, never on
+   * the batch. Sequences with different (temperature, topP) take separate `sample` calls in the same step.
+   */
+  private async wave(requests: readonly GenerateRequest[]): Promise<SampledGeneration[]> {
+    const ends = new Set([this.tokenizer.special.imEnd, this.tokenizer.special.endOfText]);
+    const lives: Live[] = requests.map((request, slot) => {
+      this.engine.reset(slot);
+      return { request, slot, limit: Math.min(request.maxNewTokens, this.contextTokens - request.promptTokenIds.length), tokenIds: [], logProbs: [] };
+    });
+    let pending = lives.filter((x) => x.limit > 0).map((live) => ({ live, ids: live.request.promptTokenIds }));
+    while (pending.length > 0) {
+      const next: typeof pending = [];
+      for (const group of groupBy(pending, (p) => `${p.live.request.temperature}|${p.live.request.topP}`)) {
+        const { temperature, topP } = group[0].live.request;
+        const inputs = group.map(({ live, ids }) => ({ slot: live.slot, ids, key: { seed: live.request.seed, sequence: 0, step: live.tokenIds.length } }));
+        const sampled = await this.engine.sample(inputs, { temperature, topP });
+        group.forEach(({ live }, i) => {
+          const token = sampled.tokens[i];
+          live.tokenIds.push(token);
+          live.logProbs.push(sampled.logprobs[i]);
+          if (!ends.has(token) && live.tokenIds.length < live.limit) next.push({ live, ids: [token] });
+        });
+      }
+      pending = next;
+    }
+    return lives.map(({ tokenIds, logProbs }) => {
+      const last = tokenIds.at(-1);
+      const shown = last !== undefined && ends.has(last) ? tokenIds.slice(0, -1) : tokenIds;
+      return { tokenIds, logProbs, text: this.tokenizer.decode(shown) };
+    });
+  }
+
+  // --- adapter and optimiser state ---------------------------------------------------------------------------------
+
+  private checkConfig(where: string, config: LoraConfig): void {
+    const planned = this.engine.plan.options.lora!;
+    if (config.rank !== planned.rank) throw new LoraConfigError('rank', `${where}: rank ${config.rank} differs from the engine's rank ${planned.rank}; create the model with lora.rank = ${config.rank}`);
+    const want = [...planned.targets].sort().join(', ');
+    const got = [...config.targetModules].sort().join(', ');
+    if (want !== got) throw new LoraConfigError('target_modules', `${where}: targets [${got}] differ from the engine's [${want}]; create the model with those targets`);
+  }
+
+  /** Every planned (layer, target) pair of `layers`, with A (R, in) and B (out, R) shapes checked. */
+  private checkLayers<X>(where: string, layers: ReadonlyArray<Partial<Record<LoraTarget, X>>>, pairOf: (x: X) => { a: Tensor; b: Tensor }): Array<Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>>> {
+    const L = this.model.numLayers;
+    if (layers.length !== L) throw new LoraConfigError('layers', `${where}: ${layers.length} layers given, the model has ${L}`);
+    return layers.map((layer, l) => {
+      const out: Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>> = {};
+      for (const t of this.lora.targetModules) {
+        const x = layer[t];
+        if (x === undefined) throw new LoraConfigError(t, `${where}: layer ${l} has no ${t} pair`);
+        const pair = pairOf(x);
+        const shapes = loraShapes(this.model, this.lora, t);
+        for (const [which, tensor, shape] of [['A', pair.a, shapes.a], ['B', pair.b, shapes.b]] as const) {
+          const n = shape[0] * shape[1];
+          if (tensor.shape.join(',') !== shape.join(',') || tensor.data.length !== n) {
+            throw new LoraConfigError(t, `${where}: layer ${l} ${t} ${which} has shape [${tensor.shape.join(', ')}] (${tensor.data.length} values), expected [${shape.join(', ')}]`);
+          }
+        }
+        out[t] = pair;
+      }
+      return out;
+    });
+  }
+
+  /** The trainer's per-layer f32 pairs as tensors with their shapes, mapped by `fn`. */
+  private toLayers<X>(pairs: LoraTensors, fn: (pair: { a: Tensor; b: Tensor }, layer: number, target: LoraTarget) => X): Array<Partial<Record<LoraTarget, X>>> {
+    return pairs.map((layer, l) => {
+      const out: Partial<Record<LoraTarget, X>> = {};
+      for (const t of this.lora.targetModules) {
+        const pair = layer[t];
+        if (pair === undefined) continue;
+        const shapes = loraShapes(this.model, this.lora, t);
+        out[t] = fn({ a: { shape: shapes.a, data: pair.a }, b: { shape: shapes.b, data: pair.b } }, l, t);
+      }
+      return out;
+    });
+  }
+}
+
+/** T for the plan: the caller's `microBatchTokens`, or the largest that fits the memory budget. */
+function microBatchTokensFor(ctx: GpuContext, config: ModelConfig, options: GpuTrainableModelOptions, weights: WeightFormat, logitChunkRows: number): number {
+  const { rolloutSlots: B, contextTokens: S } = options;
+  const asked = options.microBatchTokens ?? 0;
+  if (asked > 0) {
+    if (!Number.isInteger(asked) || asked < B) throw new RangeError(`microBatchTokens ${asked} must be an integer >= rolloutSlots (${B}), or 0 to derive it from the GPU memory`);
+    return Math.min(asked, B * S);
+  }
+  const availableBytes = options.gpuMemoryBytes ?? DEFAULT_GPU_MEMORY_BYTES;
+  const budget = tokenBudgetForMemory(config, {
+    availableBytes,
+    batch: B,
+    context: S,
+    lora: { rank: options.lora.rank, targets: options.lora.targetModules },
+    weights,
+    logitChunkRows,
+    maxBindingBytes: maxChunkBytes(ctx.limits),
+  });
+  if (budget.maxTokens === null) throw new GpuOutOfMemoryError('training plan', budget.bytes, budget.message);
+  return budget.maxTokens;
+}
+
+/** Items grouped by key, groups in order of first appearance. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const g = groups.get(k);
+    if (g) g.push(item);
+    else groups.set(k, [item]);
+  }
+  return [...groups.values()];
+}
