@@ -25,22 +25,9 @@ import { createLoraAdapter, LoraConfigError, loraScale, loraShapes, validateLora
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { Tensor } from '../model/weights.ts';
 import { tokenBudgetForMemory } from './microbatch.ts';
-import { scoredPositions, type AdamWSettings, type ForwardOptions, type GenerateRequest, type MicroBatchLimits, type SampledGeneration, type ScoredSequence, type TrainableModel } from './policy-model.ts';
+import { scoredPositions, type AdamWSettings, type CheckpointableModel, type ForwardOptions, type GenerateRequest, type MicroBatchLimits, type OptimizerState, type SampledGeneration, type ScoredSequence } from './policy-model.ts';
 
-/** AdamW's moments of one adapter tensor, each with that tensor's shape (f32). */
-export interface AdamMoments {
-  m: Tensor;
-  v: Tensor;
-}
-
-/**
- * The optimiser's state: per layer, per target, the moments of A (R, in) and B (out, R) — laid out as
- * `LoraAdapter.layers`. Plain data (typed arrays), so it survives structured clone / IndexedDB.
- */
-export interface OptimizerState {
-  config: LoraConfig;
-  layers: Array<Partial<Record<LoraTarget, { a: AdamMoments; b: AdamMoments }>>>;
-}
+export type { AdamMoments, OptimizerState } from './policy-model.ts';
 
 export interface GpuTrainableModelOptions {
   lora: LoraConfig;
@@ -72,7 +59,7 @@ interface Live {
   logProbs: number[];
 }
 
-export class GpuTrainableModel implements TrainableModel {
+export class GpuTrainableModel implements CheckpointableModel {
   readonly tokenizer: Tokenizer;
   readonly contextTokens: number;
   readonly microBatchLimits: MicroBatchLimits;

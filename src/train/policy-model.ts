@@ -14,7 +14,9 @@
  * the policy forward, then `backward` — `backward` always refers to the latest forward with the adapter on.
  */
 import type { AdamWSettings } from '../gpu/engine/train-ops.ts';
+import type { LoraAdapter, LoraConfig, LoraTarget } from '../model/lora.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
+import type { Tensor } from '../model/weights.ts';
 import type { Generation } from '../policies/llm/llm-policy.ts';
 
 export type { AdamWSettings } from '../gpu/engine/train-ops.ts';
@@ -77,6 +79,30 @@ export interface TrainableModel {
   readonly microBatchLimits?: MicroBatchLimits;
   /** GPU bytes in use now; null where unknown. */
   gpuBytes?(): number | null;
+}
+
+/** AdamW's moments of one adapter tensor, each with that tensor's shape. */
+export interface AdamMoments {
+  m: Tensor;
+  v: Tensor;
+}
+
+/**
+ * The optimiser's state: per layer, per target, the moments of A (R, in) and B (out, R) — laid out as
+ * `LoraAdapter.layers`. Plain data (typed arrays), so it survives structured clone / IndexedDB.
+ */
+export interface OptimizerState {
+  config: LoraConfig;
+  layers: Array<Partial<Record<LoraTarget, { a: AdamMoments; b: AdamMoments }>>>;
+}
+
+/** A trainable model whose adapter and optimiser state can be saved and restored (checkpoints, resume). */
+export interface CheckpointableModel extends TrainableModel {
+  readAdapter(): Promise<LoraAdapter>;
+  /** Shapes must match the model's plan (LoraConfigError / RangeError otherwise). */
+  loadAdapter(adapter: LoraAdapter): void;
+  readOptimizerState(): Promise<OptimizerState>;
+  loadOptimizerState(state: OptimizerState): void;
 }
 
 /** Number of scored tokens of a batch. */

@@ -15,13 +15,13 @@
  */
 import { createRng, type Rng } from '../data/rng.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { createLoraAdapter, type LoraAdapter, type LoraConfig } from '../model/lora.ts';
+import { createLoraAdapter, type LoraAdapter, type LoraConfig, type LoraTarget } from '../model/lora.ts';
 import { modelBackward, zeroLoraGrads, type LoraGrads } from '../model/reference/backward.ts';
 import { adamwStepRef, gradNormSquaredRef, type AdamTensorRef } from '../model/reference/optim.ts';
 import { emptyCache, modelForward, toReferenceLora, toReferenceWeights, type ForwardResult, type LayerCache, type ReferenceLoraLayers, type ReferenceWeights } from '../model/reference/model.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
-import { PROJECTIONS, type TensorMap } from '../model/weights.ts';
-import type { AdamWSettings, ForwardOptions, GenerateRequest, SampledGeneration, ScoredSequence, TrainableModel } from './policy-model.ts';
+import { PROJECTIONS, type Tensor, type TensorMap } from '../model/weights.ts';
+import type { AdamWSettings, CheckpointableModel, ForwardOptions, GenerateRequest, OptimizerState, SampledGeneration, ScoredSequence } from './policy-model.ts';
 
 /** KV caches kept between generate calls (one per live episode). */
 const KV_POOL_SIZE = 256;
@@ -80,7 +80,7 @@ export function sampleToken(logits: Float64Array, temperature: number, topP: num
   return { token, logProb: Math.log(p[token] / mass) };
 }
 
-export class ReferenceTrainableModel implements TrainableModel {
+export class ReferenceTrainableModel implements CheckpointableModel {
   readonly tokenizer: Tokenizer;
   readonly contextTokens: number;
   readonly config: ModelConfig;
@@ -235,4 +235,81 @@ export class ReferenceTrainableModel implements TrainableModel {
   gpuBytes(): number | null {
     return null;
   }
+
+  async readAdapter(): Promise<LoraAdapter> {
+    return {
+      config: { ...this.adapter.config, targetModules: [...this.adapter.config.targetModules] },
+      layers: this.adapter.layers.map((layer) => mapPairs(layer, (pair) => ({ a: copyTensor(pair.a.data, pair.a.shape), b: copyTensor(pair.b.data, pair.b.shape) }))),
+    };
+  }
+
+  /** Copies the values into the live arrays (the reference's LoRA reads those); the KV caches are dropped. */
+  loadAdapter(adapter: LoraAdapter): void {
+    this.forEachPair('loadAdapter', adapter.layers, (pair, from) => {
+      pair.a.data.set(from.a.data);
+      pair.b.data.set(from.b.data);
+    });
+    this.kvPool = [];
+  }
+
+  async readOptimizerState(): Promise<OptimizerState> {
+    return {
+      config: { ...this.adapter.config, targetModules: [...this.adapter.config.targetModules] },
+      layers: this.adapter.layers.map((layer, l) =>
+        mapPairs(layer, (pair, t) => {
+          const m = this.moments[l][t]!;
+          const v = this.moments2[l][t]!;
+          return { a: { m: copyTensor(m.da, pair.a.shape), v: copyTensor(v.da, pair.a.shape) }, b: { m: copyTensor(m.db, pair.b.shape), v: copyTensor(v.db, pair.b.shape) } };
+        }),
+      ),
+    };
+  }
+
+  loadOptimizerState(state: OptimizerState): void {
+    const moments = (which: 'm' | 'v') => state.layers.map((layer) => mapPairs(layer, (x) => ({ a: x.a[which], b: x.b[which] })));
+    const m = moments('m');
+    const v = moments('v');
+    this.forEachPair('loadOptimizerState', m, (_, from, l, t) => {
+      this.moments[l][t]!.da.set(from.a.data);
+      this.moments[l][t]!.db.set(from.b.data);
+    });
+    this.forEachPair('loadOptimizerState', v, (_, from, l, t) => {
+      this.moments2[l][t]!.da.set(from.a.data);
+      this.moments2[l][t]!.db.set(from.b.data);
+    });
+  }
+
+  /** Visits every live pair with its counterpart in `layers`, after checking that both have the same pairs and sizes. */
+  private forEachPair(
+    what: string,
+    layers: ReadonlyArray<Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>>>,
+    fn: (pair: { a: Tensor; b: Tensor }, from: { a: Tensor; b: Tensor }, layer: number, target: LoraTarget) => void,
+  ): void {
+    if (layers.length !== this.adapter.layers.length) throw new RangeError(`${what}: ${layers.length} layers, the model has ${this.adapter.layers.length}`);
+    this.adapter.layers.forEach((layer, l) => {
+      const targets = Object.keys(layer) as LoraTarget[];
+      const given = Object.keys(layers[l]) as LoraTarget[];
+      if (given.length !== targets.length) throw new RangeError(`${what}: layer ${l} has targets ${given.join(', ')}; the model has ${targets.join(', ')}`);
+      for (const t of targets) {
+        const from = layers[l][t];
+        const pair = layer[t]!;
+        if (!from || from.a.data.length !== pair.a.data.length || from.b.data.length !== pair.b.data.length) {
+          throw new RangeError(`${what}: layer ${l} ${t} is missing or has other shapes than the model's (A ${pair.a.shape.join('×')}, B ${pair.b.shape.join('×')})`);
+        }
+      }
+    });
+    this.adapter.layers.forEach((layer, l) => {
+      for (const t of Object.keys(layer) as LoraTarget[]) fn(layer[t]!, layers[l][t]!, l, t);
+    });
+  }
+}
+
+function copyTensor(data: ArrayLike<number>, shape: readonly number[]): Tensor {
+  return { shape: [...shape], data: Float64Array.from(data) };
+}
+
+function mapPairs<P, Q>(layer: Partial<Record<LoraTarget, P>>, fn: (pair: P, target: LoraTarget) => Q): Partial<Record<LoraTarget, Q>> {
+  const out: Partial<Record<LoraTarget, Q>> = {};
+  for (const t of Object.keys(layer) as LoraTarget[]) out[t] = fn(layer[t]!, t);
+  return out;
 }

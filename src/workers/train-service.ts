@@ -21,24 +21,18 @@
 import type { Dataset } from '../data/types.ts';
 import type { EnvConfig } from '../env/types.ts';
 import type { ModelConfig } from '../model/config.ts';
-import type { LoraAdapter, LoraConfig } from '../model/lora.ts';
+import type { LoraConfig } from '../model/lora.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
-import type { OptimizerState } from '../train/gpu-model.ts';
 import { MicroBatchError } from '../train/microbatch.ts';
-import type { TrainableModel } from '../train/policy-model.ts';
+import type { CheckpointableModel } from '../train/policy-model.ts';
 import { TrainMemoryError, Trainer, validateTrainConfig } from '../train/trainer.ts';
 import type { TrainConfig } from '../train/types.ts';
 import type { AdapterLibrary } from './adapter-library.ts';
 import type { CheckpointInfo, TrainEvent, TrainPhase, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
 import { isQuotaError, TrainStorageFullError, typedArrayBytes, type StoredCheckpoint, type TrainStore } from './train-store.ts';
 
-/** What training needs of a model beyond `TrainableModel`: its adapter and optimiser state, in and out. */
-export interface TrainSessionModel extends TrainableModel {
-  readAdapter(): Promise<LoraAdapter>;
-  loadAdapter(adapter: LoraAdapter): void | Promise<void>;
-  readOptimizerState(): Promise<OptimizerState>;
-  loadOptimizerState(state: OptimizerState): void | Promise<void>;
-}
+/** What a run needs of its model beyond training: adapter and AdamW state in and out (checkpoints, resume). */
+export type TrainSessionModel = CheckpointableModel;
 
 /** A model made for one run, and how to let it go (its GPU buffers and device). */
 export interface TrainSession {

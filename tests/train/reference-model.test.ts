@@ -126,4 +126,37 @@ describe('ReferenceTrainableModel', () => {
     expect(counts[0] / 4000).toBeGreaterThan(0.58); // 0.625 expected; 4000 draws: σ ≈ 0.008
     expect(counts[0] / 4000).toBeLessThan(0.67);
   });
+  it('saves and restores its adapter and AdamW state: a restored copy takes the same next step', async () => {
+    const adam = { lr: 0.05, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0.01, maxGradNorm: 1, step: 1 };
+    const first = make();
+    await first.forward([seqA, seqB]);
+    await first.backward(Float32Array.from({ length: 6 }, (_, i) => (i % 2 ? 1 : -0.5)));
+    await first.optimizerStep(adam);
+    const adapter = await first.readAdapter();
+    const state = await first.readOptimizerState();
+    const scratch = await first.readAdapter();
+    scratch.layers[0].q_proj!.a.data[0] += 1; // a copy: the model's own values must not move
+    expect(first.adapter.layers[0].q_proj!.a.data[0]).toBe(adapter.layers[0].q_proj!.a.data[0]);
+
+    const copy = new ReferenceTrainableModel(config, weights, tokenizer, { lora, seed: 99 });
+    copy.loadAdapter(adapter);
+    copy.loadOptimizerState(state);
+    for (const m of [first, copy]) {
+      await m.forward([seqA]);
+      await m.backward(Float32Array.from([1, -1, 0.5, 2]));
+      await m.optimizerStep({ ...adam, step: 2 });
+    }
+    expect(await copy.readAdapter()).toEqual(await first.readAdapter());
+    expect(await copy.readOptimizerState()).toEqual(await first.readOptimizerState());
+    expect(await copy.forward([seqB])).toEqual(await first.forward([seqB]));
+  });
+
+  it('refuses an adapter or optimiser state of another shape, naming the layer and target', async () => {
+    const model = make();
+    const other = new ReferenceTrainableModel(config, weights, tokenizer, { lora: { ...lora, rank: 3 }, seed: 1 });
+    expect(() => model.loadAdapter(other.adapter)).toThrow(/layer 0 q_proj/);
+    const narrow = new ReferenceTrainableModel(config, weights, tokenizer, { lora: { ...lora, targetModules: ['q_proj'] }, seed: 1 });
+    const narrowState = await narrow.readOptimizerState();
+    expect(() => model.loadOptimizerState(narrowState)).toThrow(/layer 0 has targets q_proj/);
+  });
 });
