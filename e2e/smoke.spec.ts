@@ -7,7 +7,7 @@ import { expect, openView, test } from './fixtures.ts';
 test('the app shell opens on the demo dataset', async ({ page, pageErrors, shot }) => {
   await openView(page, '');
   await expect(page.getByRole('heading', { level: 1, name: 'SQLEnv Web' })).toBeVisible();
-  for (const name of ['Play', 'Watch', 'Evaluate', 'Compare', 'Data']) await expect(page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name })).toBeVisible();
+  for (const name of ['Play', 'Watch', 'Evaluate', 'Train', 'Compare', 'Data']) await expect(page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name })).toBeVisible();
   await expect(page.getByRole('combobox', { name: 'Dataset' })).toHaveValue('demo');
   await expect(page.getByRole('alert')).toHaveCount(0);
   await shot('smoke-shell');

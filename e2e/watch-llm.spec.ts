@@ -1,58 +1,33 @@
 /**
- * A language-model episode in the app, end to end: a tiny random Qwen3 (scripts/make-tiny-model.ts) is served to
- * the page under models/tiny/ by a context-level route (the environment worker fetches it, and only context routes
- * see workers' requests), loaded in Watch's Model panel onto WebGPU (SwiftShader here), and plays one episode on the
- * demo data. Random weights produce garbage, so every step is an invalid action with a reason; the episode must end
- * without a crash, with the model's text and its tokens per second in the transcript. No request leaves 127.0.0.1
- * (transformers.js must never fetch its WASM from a CDN).
+ * A language-model episode in the app, end to end: a tiny random Qwen3 (e2e/llm-fixtures.ts) is served to the page,
+ * loaded in Watch's Model panel onto WebGPU (SwiftShader here), and plays one episode on the demo data. Random
+ * weights produce garbage, so every step is an invalid action with a reason; the episode must end without a crash,
+ * with the model's text and its tokens per second in the transcript. No request leaves 127.0.0.1 (transformers.js
+ * must never fetch its WASM from a CDN).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { expect, openView, test } from './fixtures.ts';
+import { closeNetwork, loadServedModel, makeTinyModel, serveModel } from './llm-fixtures.ts';
 
 let dir = '';
 
 test.beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sqlenv-tiny-'));
-  execFileSync('npx', ['tsx', 'scripts/make-tiny-model.ts', '--out', dir], { stdio: 'ignore' });
+  dir = makeTinyModel();
 });
 
 test.afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dirname(dir), { recursive: true, force: true });
 });
 
 test('a Qwen policy on the tiny model plays an episode to its end in Watch', async ({ page, context, shot }) => {
   test.setTimeout(300_000);
-  const outside: string[] = [];
-  await context.route(
-    (url) => url.hostname !== '127.0.0.1',
-    (route) => {
-      outside.push(route.request().url());
-      return route.abort();
-    },
-  );
-  await context.route('**/models/tiny/*', (route) => {
-    const file = new URL(route.request().url()).pathname.split('/').pop() ?? '';
-    let body: Buffer;
-    try {
-      body = readFileSync(join(dir, file));
-    } catch {
-      return route.fulfill({ status: 404, body: 'not found' });
-    }
-    return route.fulfill({ status: 200, body, contentType: file.endsWith('.json') ? 'application/json' : 'application/octet-stream' });
-  });
+  const outside = await closeNetwork(context);
+  await serveModel(context, 'tiny', dir);
 
   await openView(page, '#/watch');
-  const panel = page.getByRole('form', { name: 'Model' });
-  await panel.getByRole('combobox', { name: 'Model source' }).selectOption({ label: 'Folder served with the app (URL or path)' });
-  await panel.getByRole('textbox', { name: 'Folder URL' }).fill('models/tiny/');
-  await panel.getByRole('spinbutton', { name: 'Max new tokens' }).fill('24');
   // f16, the reference format: the panel's default (q4) dequantises in every matmul, slower on SwiftShader.
-  await panel.getByRole('combobox', { name: 'Decode weights' }).selectOption('f16');
-  await panel.getByRole('button', { name: 'Load model' }).click();
-  await expect(panel.getByRole('status', { name: 'Model loaded' })).toContainText('qwen3', { timeout: 120_000 });
+  await loadServedModel(page, 'tiny', { maxNewTokens: 16, weights: 'f16' });
 
   await expect(page.getByRole('combobox', { name: 'Policy' })).toHaveValue('qwen');
   await page.getByRole('combobox', { name: 'Question', exact: true }).selectOption({ label: 'By id' });

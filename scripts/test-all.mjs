@@ -48,7 +48,7 @@ const SUITES = [
   {
     name: 'e2e',
     command: [join(BIN, 'playwright'), 'test'],
-    timeoutMs: 20 * MINUTE,
+    timeoutMs: 50 * MINUTE,
     needs: 'build',
     before: () => rmSync(PLAYWRIGHT_REPORT, { force: true }),
     count: playwrightCounts,

@@ -13,11 +13,12 @@ const VIEW_COMPONENTS: Record<View, ComponentType> = {
   play: lazy(() => import('./play/PlayView.tsx')),
   watch: lazy(() => import('./watch/WatchView.tsx')),
   evaluate: lazy(() => import('./evaluate/EvaluateView.tsx')),
+  train: lazy(() => import('./train/TrainView.tsx')),
   compare: lazy(() => import('./compare/CompareView.tsx')),
   data: lazy(() => import('./data/DataView.tsx')),
 };
 
-const VIEW_LABELS: Record<View, string> = { play: 'Play', watch: 'Watch', evaluate: 'Evaluate', compare: 'Compare', data: 'Data' };
+const VIEW_LABELS: Record<View, string> = { play: 'Play', watch: 'Watch', evaluate: 'Evaluate', train: 'Train', compare: 'Compare', data: 'Data' };
 
 
 function useThemeAttribute(theme: Theme): void {

@@ -14,6 +14,7 @@ import { DEFAULT_MODEL, MODEL_REGISTRY } from '../../model/registry.ts';
 import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
 import { resolveLlmSettings, type LlmPolicySettings } from '../../workers/llm-settings.ts';
 import { ErrorBox } from '../components/ErrorBox.tsx';
+import { routeHash } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { applyModelSettings, cancelModelLoad, CANCELLED, loadModelWithSettings, unloadModel } from './model-actions.ts';
 import { ModelCache } from './ModelCache.tsx';
@@ -170,6 +171,11 @@ export function ModelPanel() {
           {info.settings.temperature === 0 ? 'greedy' : `temperature ${info.settings.temperature}, top-p ${info.settings.topP}`}, at most {info.settings.maxNewTokens} new tokens a turn.
           {info.settings.shots > info.shotsBuilt && ` (${info.settings.shots} shots asked, but the dataset '${info.settings.shotDataset}' has only ${info.shotsBuilt} train questions to show.)`}
           {form.weights !== info.weights && ` Load again to store the weights as ${form.weights}.`}
+        </p>
+      )}
+      {status === 'ready' && info && (
+        <p className="meta">
+          <a href={routeHash('train')}>Train this model</a> with a LoRA adapter (SFT warm-up, GRPO) in the Train view.
         </p>
       )}
       {recovery && (

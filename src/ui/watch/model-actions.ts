@@ -25,7 +25,7 @@ export function isCancelled(error: unknown): boolean {
 }
 
 /** Lists the worker's policies again; a chosen policy that is gone (the model unloaded) falls back to Oracle. */
-async function refreshPolicies(): Promise<void> {
+export async function refreshPolicies(): Promise<void> {
   const infos = await envClient().policies();
   const known = (name: string): boolean => infos.some((p) => p.name === name);
   useStore.setState((s) => ({

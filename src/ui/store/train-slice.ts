@@ -1,0 +1,229 @@
+/**
+ * State of the Train view: the form (persisted: one config per algorithm, so switching between SFT and GRPO keeps
+ * each one's edits), the run on screen with everything it streamed (metrics, evaluations, traces), and the lists of
+ * checkpoints and adapters the worker keeps in IndexedDB.
+ *
+ * How to think about a run: training runs in the environment worker. `startTrainingRun` (with a config the form
+ * has checked) asks the worker to `startTraining` with a Comlink callback that receives every `TrainEvent`; the events are the one
+ * source of the run's state (phase, points, error). A run resumed from a checkpoint (after a reload too) first gets
+ * its history (`trainHistory`) so the charts continue where they stopped. Events of an older run (a new one started
+ * meanwhile) are dropped by `key`. When a run ends, the adapter lists and the policy lists of Watch, Evaluate and
+ * Compare are read again, since the worker registers the trained adapter as a policy.
+ */
+import type { StateCreator } from 'zustand';
+import { DEFAULT_SFT_CONFIG, DEFAULT_TRAIN_CONFIG, type EvalPoint, type StepMetrics, type TraceEntry, type TrainAlgo, type TrainConfig } from '../../train/types.ts';
+import { callback, envClient } from '../../workers/env-client.ts';
+import type { AdapterInfo, CheckpointInfo, TrainEvent, TrainPhase } from '../../workers/train-protocol.ts';
+import { refreshPolicies } from '../watch/model-actions.ts';
+import { errorText } from './datasets-slice.ts';
+import type { AppState, Middlewares } from './store.ts';
+
+export const TRAIN_DEFAULTS: Record<TrainAlgo, TrainConfig> = { sft: DEFAULT_SFT_CONFIG, grpo: DEFAULT_TRAIN_CONFIG };
+
+/** The Train form; every field persists. */
+export interface TrainForm {
+  algo: TrainAlgo;
+  /** The settings of each algorithm (stored ones may lack newer fields: read them through `completeConfig`). */
+  configs: Record<TrainAlgo, TrainConfig>;
+  /** Start from this saved adapter; '' = a fresh one. */
+  initAdapterId: string;
+  /** Name of the adapter the next run makes ('' = the worker's default); cleared when a run starts. */
+  adapterName: string;
+}
+
+/** Traces kept on screen (the newest): each holds a whole episode's text. */
+export const MAX_TRACES = 30;
+
+export interface TrainRunView {
+  /** This page's number for the run (events of an older run are dropped). */
+  key: number;
+  /** The worker's id of the run (from its checkpoints); null until known. */
+  runId: string | null;
+  dataset: string;
+  algo: TrainAlgo;
+  totalSteps: number;
+  phase: TrainPhase;
+  phaseMessage: string | null;
+  /** Loading progress while `phase` is 'loading'. */
+  loaded: { loaded: number; total: number } | null;
+  metrics: StepMetrics[];
+  evals: EvalPoint[];
+  /** Newest first. */
+  traces: TraceEntry[];
+  error: { message: string; suggestion?: Partial<TrainConfig> } | null;
+}
+
+export interface TrainSlice {
+  trainForm: TrainForm;
+  trainRun: TrainRunView | null;
+  checkpoints: CheckpointInfo[] | null;
+  adapters: AdapterInfo[] | null;
+  /** A failure of a list, a control or an adapter action (not of the run itself). */
+  trainNotice: string | null;
+  setTrainAlgo: (algo: TrainAlgo) => void;
+  setTrainConfig: (patch: Partial<TrainConfig>) => void;
+  resetTrainConfig: () => void;
+  setTrainForm: (patch: Partial<Pick<TrainForm, 'initAdapterId' | 'adapterName'>>) => void;
+  /** Starts a run with `config`, already checked by the form (config-check.ts). */
+  startTrainingRun: (dataset: string, config: TrainConfig) => Promise<void>;
+  pauseTrainingRun: () => Promise<void>;
+  resumeTrainingRun: () => Promise<void>;
+  stopTrainingRun: () => Promise<void>;
+  /** Puts the smaller setting an out-of-memory error suggested into the form. */
+  applyTrainSuggestion: () => void;
+  resumeCheckpoint: (checkpoint: CheckpointInfo) => Promise<void>;
+  deleteCheckpoint: (id: string) => Promise<void>;
+  /** Reads the checkpoints and adapters again (and the run the worker is running, if any). */
+  refreshTrainLists: () => Promise<void>;
+  setTrainNotice: (text: string | null) => void;
+}
+
+export const DEFAULT_TRAIN_FORM: TrainForm = { algo: 'grpo', configs: TRAIN_DEFAULTS, initAdapterId: '', adapterName: '' };
+
+/** A run is under way in the worker: a new one may not start. */
+export function runActive(run: TrainRunView | null): boolean {
+  return run !== null && (run.phase === 'loading' || run.phase === 'running' || run.phase === 'paused' || run.phase === 'idle');
+}
+
+let runKey = 0;
+
+export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlice> = (set, get) => {
+  /** Applies one event of run `key` to the run on screen. */
+  function onEvent(key: number, event: TrainEvent): void {
+    const run = get().trainRun;
+    if (!run || run.key !== key) return;
+    switch (event.type) {
+      case 'phase':
+        set({ trainRun: { ...run, phase: event.phase, phaseMessage: event.message ?? null, loaded: event.loaded !== undefined && event.total !== undefined ? { loaded: event.loaded, total: event.total } : null } });
+        if (event.phase === 'finished' || event.phase === 'stopped' || event.phase === 'failed') void get().refreshTrainLists();
+        break;
+      case 'step':
+        set({ trainRun: { ...run, metrics: [...run.metrics, event.metrics] } });
+        break;
+      case 'eval':
+        set({ trainRun: { ...run, evals: [...run.evals, event.point] } });
+        break;
+      case 'trace':
+        set({ trainRun: { ...run, traces: [event.trace, ...run.traces].slice(0, MAX_TRACES) } });
+        break;
+      case 'checkpoint':
+        set((s) => ({
+          trainRun: { ...run, runId: event.checkpoint.runId },
+          checkpoints: [event.checkpoint, ...(s.checkpoints ?? []).filter((c) => c.id !== event.checkpoint.id)],
+        }));
+        break;
+      case 'error':
+        set({ trainRun: { ...run, phase: 'failed', error: { message: event.message, ...(event.suggestion && { suggestion: event.suggestion }) } } });
+        void get().refreshTrainLists();
+        break;
+      default:
+        event satisfies never;
+    }
+  }
+
+  function newRun(dataset: string, config: TrainConfig, runId: string | null): TrainRunView {
+    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null };
+  }
+
+  /** Runs a control call; its failure is a notice (the run's own failures come as events). */
+  async function control(what: string, call: () => Promise<unknown>): Promise<void> {
+    try {
+      await call();
+    } catch (e) {
+      set({ trainNotice: `${what} failed: ${errorText(e)}` });
+    }
+  }
+
+  /** Waits for the worker's run to end (its promise), turning a rejection into the run's error. */
+  async function follow(key: number, started: () => Promise<unknown>): Promise<void> {
+    try {
+      await started();
+    } catch (e) {
+      const run = get().trainRun;
+      if (run?.key === key && run.error === null) set({ trainRun: { ...run, phase: 'failed', error: { message: errorText(e) } } });
+      void get().refreshTrainLists();
+    }
+  }
+
+  return {
+    trainForm: DEFAULT_TRAIN_FORM,
+    trainRun: null,
+    checkpoints: null,
+    adapters: null,
+    trainNotice: null,
+
+    setTrainAlgo: (algo) => set((s) => ({ trainForm: { ...s.trainForm, algo } })),
+    setTrainConfig: (patch) =>
+      set((s) => {
+        const { algo, configs } = s.trainForm;
+        return { trainForm: { ...s.trainForm, configs: { ...configs, [algo]: { ...configs[algo], ...patch, algo } } } };
+      }),
+    resetTrainConfig: () => set((s) => ({ trainForm: { ...s.trainForm, configs: { ...s.trainForm.configs, [s.trainForm.algo]: TRAIN_DEFAULTS[s.trainForm.algo] } } })),
+    setTrainForm: (patch) => set((s) => ({ trainForm: { ...s.trainForm, ...patch } })),
+
+    startTrainingRun: async (dataset, config) => {
+      if (runActive(get().trainRun)) return;
+      const { initAdapterId, adapterName } = get().trainForm;
+      const run = newRun(dataset, config, null);
+      // The name belongs to this run's adapter: the next run gets the worker's default unless named again.
+      set((s) => ({ trainRun: run, trainNotice: null, trainForm: { ...s.trainForm, adapterName: '' } }));
+      await follow(run.key, () =>
+        envClient().startTraining(
+          { dataset, config, ...(initAdapterId !== '' && { initAdapterId }), ...(adapterName.trim() !== '' && { adapterName: adapterName.trim() }) },
+          callback((event: TrainEvent) => onEvent(run.key, event)),
+        ),
+      );
+    },
+
+    pauseTrainingRun: () => control('Pausing the run', () => envClient().pauseTraining()),
+    resumeTrainingRun: () => control('Resuming the run', () => envClient().resumeTraining()),
+    stopTrainingRun: () => control('Stopping the run', () => envClient().stopTraining()),
+
+    applyTrainSuggestion: () => {
+      const suggestion = get().trainRun?.error?.suggestion;
+      if (suggestion) get().setTrainConfig(suggestion);
+    },
+
+    resumeCheckpoint: async (checkpoint) => {
+      if (runActive(get().trainRun)) return;
+      const run = newRun(checkpoint.dataset, checkpoint.config, checkpoint.runId);
+      set({ trainRun: run, trainNotice: null });
+      try {
+        const history = await envClient().trainHistory(checkpoint.runId);
+        // Only what the checkpoint saw: later points of the old session are trained again from it.
+        const upTo = <T extends { step: number }>(xs: T[]) => xs.filter((x) => x.step <= checkpoint.step);
+        const current = get().trainRun;
+        if (history && current?.key === run.key) {
+          set({ trainRun: { ...current, metrics: upTo(history.metrics), evals: upTo(history.evals), traces: upTo(history.traces).reverse().slice(0, MAX_TRACES) } });
+        }
+      } catch (e) {
+        set({ trainNotice: `The run's history could not be read (the charts start at the checkpoint): ${errorText(e)}` });
+      }
+      await follow(run.key, () => envClient().resumeFromCheckpoint(checkpoint.id, callback((event: TrainEvent) => onEvent(run.key, event))));
+    },
+
+    deleteCheckpoint: async (id) => {
+      try {
+        await envClient().deleteCheckpoint(id);
+        set((s) => ({ checkpoints: s.checkpoints?.filter((c) => c.id !== id) ?? null }));
+      } catch (e) {
+        set({ trainNotice: `The checkpoint could not be deleted: ${errorText(e)}` });
+      }
+    },
+
+    refreshTrainLists: async () => {
+      try {
+        const [checkpoints, adapters] = await Promise.all([envClient().listCheckpoints(), envClient().listAdapters()]);
+        set({ checkpoints: [...checkpoints].sort((a, b) => b.savedAt - a.savedAt), adapters });
+        await refreshPolicies();
+      } catch (e) {
+        set({ checkpoints: get().checkpoints ?? [], adapters: get().adapters ?? [], trainNotice: `Saved checkpoints and adapters could not be read: ${errorText(e)}` });
+      }
+    },
+
+    setTrainNotice: (trainNotice) => set({ trainNotice }),
+  };
+};
+
+/** The part of this slice that persists across reloads: the form. */
+export const persistedTrain = (s: AppState): Pick<TrainSlice, 'trainForm'> => ({ trainForm: s.trainForm });

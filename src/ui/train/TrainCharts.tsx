@@ -1,0 +1,110 @@
+/**
+ * The live charts of the run on screen: each reward component and the weighted total per step, the loss, success
+ * on the train and eval samples (one chart, from the evaluations), tokens per second, seconds per step (rollout vs
+ * update) and GPU memory in use; above them the latest figures and the ETA. Series are module constants, so each
+ * chart is built once and only appended to (LiveChart.tsx).
+ */
+import type { EvalPoint, StepMetrics } from '../../train/types.ts';
+import { duration, percent } from '../evaluate/figures.ts';
+import { useThemeColors } from '../evaluate/useThemeColors.ts';
+import { formatBytes } from '../../model/cache.ts';
+import { useStore } from '../store/store.ts';
+import { LiveChart, type Series } from './LiveChart.tsx';
+
+const stepOf = (row: { step: number }): number => row.step;
+
+const REWARD: ReadonlyArray<Series<StepMetrics>> = [
+  { label: 'total', color: 'accent', value: (m) => m.reward.total },
+  { label: 'correctness', color: 'good', value: (m) => m.reward.correctness },
+  { label: 'progress', color: 'warn', value: (m) => m.reward.progress, dashed: true },
+  { label: 'operational', color: 'bad', value: (m) => m.reward.operational, dashed: true },
+];
+const LOSS: ReadonlyArray<Series<StepMetrics>> = [{ label: 'loss', color: 'accent', value: (m) => m.loss }];
+const SUCCESS: ReadonlyArray<Series<EvalPoint>> = [
+  { label: 'train', color: 'accent', value: (p) => p.trainSuccess * 100 },
+  { label: 'eval', color: 'good', value: (p) => p.evalSuccess * 100, dashed: true },
+];
+const SPEED: ReadonlyArray<Series<StepMetrics>> = [{ label: 'tokens/s', color: 'accent', value: (m) => m.tokensPerSecond }];
+const TIME: ReadonlyArray<Series<StepMetrics>> = [
+  { label: 'rollout', color: 'accent', value: (m) => m.seconds.rollout },
+  { label: 'update', color: 'warn', value: (m) => m.seconds.update },
+  { label: 'total', color: 'muted', value: (m) => m.seconds.total, dashed: true },
+];
+const MEMORY: ReadonlyArray<Series<StepMetrics>> = [{ label: 'MB', color: 'accent', value: (m) => (m.gpuBytes === null ? null : m.gpuBytes / 1e6) }];
+
+/** The step's optimizer and GRPO details, those it has. */
+function details(m: StepMetrics): string {
+  const parts = [`grad norm ${m.gradNorm.toPrecision(3)}`, `lr ${m.lr.toPrecision(3)}`, `${m.microBatches} micro-batch${m.microBatches === 1 ? '' : 'es'}`, `${m.generatedTokens} of ${m.tokens} tokens generated`];
+  if (m.zeroVarianceGroups !== undefined) parts.push(`${m.zeroVarianceGroups} group${m.zeroVarianceGroups === 1 ? '' : 's'} with equal rewards (no gradient)`);
+  if (m.clipFraction !== undefined) parts.push(`clipped ${percent(m.clipFraction)}`);
+  if (m.kl !== undefined) parts.push(`KL ${m.kl.toPrecision(3)}`);
+  if (m.logprobGap !== undefined) parts.push(`sampler/trainer log-prob gap ${m.logprobGap.toExponential(1)}`);
+  return `Step ${m.step}: ${parts.join(' · ')}.`;
+}
+
+function Figures({ last, totalSteps }: { last: StepMetrics; totalSteps: number }) {
+  return (
+    <>
+      <dl className="figures train-figures" aria-label="Latest step">
+        <div>
+          <dt>step</dt>
+          <dd>
+            {last.step} of {totalSteps}
+          </dd>
+        </div>
+        <div>
+          <dt>reward</dt>
+          <dd>{last.reward.total.toFixed(3)}</dd>
+        </div>
+        <div>
+          <dt>loss</dt>
+          <dd>{last.loss.toFixed(4)}</dd>
+        </div>
+        <div>
+          <dt>success</dt>
+          <dd>{percent(last.successRate)}</dd>
+        </div>
+        <div>
+          <dt>tokens/s</dt>
+          <dd>{last.tokensPerSecond.toFixed(1)}</dd>
+        </div>
+        <div>
+          <dt>time per step</dt>
+          <dd>{duration(last.seconds.total * 1000)}</dd>
+        </div>
+        <div>
+          <dt>ETA</dt>
+          <dd>{last.step >= totalSteps ? 'done' : duration(last.etaSeconds * 1000)}</dd>
+        </div>
+        <div>
+          <dt>GPU memory</dt>
+          <dd>{last.gpuBytes === null ? 'n/a' : formatBytes(last.gpuBytes)}</dd>
+        </div>
+      </dl>
+      <p className="meta">{details(last)}</p>
+    </>
+  );
+}
+
+export function TrainCharts() {
+  const run = useStore((s) => s.trainRun);
+  const colors = useThemeColors();
+  if (!run) return null;
+  const { metrics, evals } = run;
+  const last = metrics.at(-1);
+  const grpo = run.algo === 'grpo';
+  return (
+    <section className="panel train-charts" aria-label="Charts">
+      <h3>Charts</h3>
+      {last ? <Figures last={last} totalSteps={run.totalSteps} /> : <p className="meta">The first step’s figures appear when it ends.</p>}
+      <div className="train-chart-grid">
+        <LiveChart title={grpo ? 'Reward per step' : 'Oracle reward per step'} rows={metrics} x={stepOf} series={REWARD} yTitle="mean reward" colors={colors} />
+        <LiveChart title="Loss" rows={metrics} x={stepOf} series={LOSS} yTitle={grpo ? 'policy loss per token' : 'NLL per token'} digits={4} colors={colors} />
+        <LiveChart title="Success rate (train vs eval)" rows={evals} x={stepOf} series={SUCCESS} yTitle="success (%)" digits={0} yMax={100} colors={colors} />
+        <LiveChart title="Tokens per second" rows={metrics} x={stepOf} series={SPEED} yTitle="tokens/s" digits={1} colors={colors} />
+        <LiveChart title="Seconds per step" rows={metrics} x={stepOf} series={TIME} yTitle="seconds" digits={2} colors={colors} />
+        <LiveChart title="GPU memory in use" rows={metrics} x={stepOf} series={MEMORY} yTitle="MB" digits={1} colors={colors} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * The Train form: algorithm, the adapter to start from and the name of the one the run makes, then every setting of
+ * `TrainConfig` from the table in config-fields.ts — essentials, reward weights, and the rest behind "Advanced
+ * settings". Start checks the whole config (config-check.ts) and refuses with the setting named (and its field
+ * marked, the advanced part opened when it is there); a run needs a model loaded in Watch's Model panel.
+ */
+import { useMemo, useState } from 'react';
+import type { RewardWeights } from '../../env/rewards.ts';
+import { LORA_TARGETS, type LoraTarget } from '../../model/lora.ts';
+import type { TrainAlgo, TrainConfig } from '../../train/types.ts';
+import { ChoiceField } from '../components/ChoiceField.tsx';
+import { routeHash } from '../router.ts';
+import { useStore } from '../store/store.ts';
+import { runActive, TRAIN_DEFAULTS } from '../store/train-slice.ts';
+import { completeConfig, configProblem, type ConfigProblem } from './config-check.ts';
+import { GROUP_TITLES, NUMBER_SETTINGS, REWARD_LABELS, shownFor, SWITCH_SETTINGS, type SettingGroup } from './config-fields.ts';
+import { SettingField } from './SettingField.tsx';
+
+const ALGOS = [
+  { value: 'grpo' as const, label: 'GRPO' },
+  { value: 'sft' as const, label: 'SFT warm-up' },
+];
+
+const ADVANCED: SettingGroup[] = ['loss', 'optimizer', 'batching', 'reporting'];
+
+/** The config the form shows: the stored one for the algorithm, completed with its defaults. */
+export function useFormConfig(): TrainConfig {
+  const algo = useStore((s) => s.trainForm.algo);
+  const stored = useStore((s) => s.trainForm.configs[algo]);
+  return useMemo(() => completeConfig(stored, TRAIN_DEFAULTS[algo]), [stored, algo]);
+}
+
+interface GroupProps {
+  group: SettingGroup;
+  config: TrainConfig;
+  problemKey: string;
+  disabled: boolean;
+  onChange: (patch: Partial<TrainConfig>) => void;
+}
+
+function SettingsGroup({ group, config, problemKey, disabled, onChange }: GroupProps) {
+  const numbers = NUMBER_SETTINGS.filter((s) => s.group === group && shownFor(s, config.algo));
+  const switches = SWITCH_SETTINGS.filter((s) => s.group === group && shownFor(s, config.algo));
+  return (
+    <fieldset className="settings-group">
+      <legend>{GROUP_TITLES[group]}</legend>
+      <div className="form-grid">
+        {numbers.map((s) => (
+          <SettingField key={s.key} label={s.label} value={config[s.key]} whole={s.whole} hint={s.hint} invalid={problemKey === s.key} disabled={disabled} onChange={(v) => onChange({ [s.key]: v })} />
+        ))}
+      </div>
+      {switches.map((s) => (
+        <label key={s.key} className="check">
+          <input type="checkbox" checked={config[s.key]} disabled={disabled} onChange={(e) => onChange({ [s.key]: e.target.checked })} />
+          {s.label}
+        </label>
+      ))}
+      {group === 'batching' && <LoraTargets targets={config.loraTargets} invalid={problemKey === 'loraTargets'} disabled={disabled} onChange={(loraTargets) => onChange({ loraTargets })} />}
+    </fieldset>
+  );
+}
+
+function LoraTargets({ targets, invalid, disabled, onChange }: { targets: LoraTarget[]; invalid: boolean; disabled: boolean; onChange: (targets: LoraTarget[]) => void }) {
+  return (
+    <fieldset className="lora-targets" aria-invalid={invalid}>
+      <legend>LoRA targets</legend>
+      {LORA_TARGETS.map((t) => (
+        <label key={t} className="check">
+          <input
+            type="checkbox"
+            checked={targets.includes(t)}
+            disabled={disabled}
+            onChange={(e) => onChange(e.target.checked ? LORA_TARGETS.filter((x) => x === t || targets.includes(x)) : targets.filter((x) => x !== t))}
+          />
+          {t}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function RewardWeightsGroup({ config, problemKey, disabled, onChange }: Omit<GroupProps, 'group'>) {
+  const parts = Object.keys(REWARD_LABELS) as Array<keyof RewardWeights>;
+  return (
+    <fieldset className="settings-group">
+      <legend>Reward weights</legend>
+      <div className="form-grid">
+        {parts.map((part) => (
+          <SettingField
+            key={part}
+            label={REWARD_LABELS[part]}
+            value={config.rewardWeights[part]}
+            whole={false}
+            invalid={problemKey === `rewardWeights.${part}`}
+            disabled={disabled}
+            onChange={(v) => onChange({ rewardWeights: { ...config.rewardWeights, [part]: v } })}
+          />
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+function isAdvanced(problem: ConfigProblem | null): boolean {
+  if (!problem || problem.key.startsWith('rewardWeights.')) return false;
+  if (problem.key === 'loraTargets') return true;
+  const setting = NUMBER_SETTINGS.find((s) => s.key === problem.key) ?? SWITCH_SETTINGS.find((s) => s.key === problem.key);
+  return setting !== undefined && setting.group !== 'essentials';
+}
+
+export function TrainForm({ dataset }: { dataset: string }) {
+  const form = useStore((s) => s.trainForm);
+  const config = useFormConfig();
+  const adapters = useStore((s) => s.adapters);
+  const model = useStore((s) => (s.modelStatus === 'ready' ? s.modelInfo : null));
+  const active = useStore((s) => runActive(s.trainRun));
+  const setAlgo = useStore((s) => s.setTrainAlgo);
+  const setConfig = useStore((s) => s.setTrainConfig);
+  const setForm = useStore((s) => s.setTrainForm);
+  const reset = useStore((s) => s.resetTrainConfig);
+  const start = useStore((s) => s.startTrainingRun);
+  const [problem, setProblem] = useState<ConfigProblem | null>(null);
+  const [advancedOpen, setAdvancedOpen] = useState(false);
+  const problemKey = problem?.key ?? '';
+  const change = (patch: Partial<TrainConfig>) => {
+    setProblem(null);
+    setConfig(patch);
+  };
+  const initAdapter = adapters?.find((a) => a.id === form.initAdapterId);
+
+  return (
+    <form
+      className="panel train-form"
+      aria-label="Training settings"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const found = configProblem(config);
+        setProblem(found);
+        if (isAdvanced(found)) setAdvancedOpen(true);
+        if (!found && model) void start(dataset, config);
+      }}
+    >
+      <h3>New run</h3>
+      <p className="meta">
+        Dataset <strong>{dataset}</strong> (change it in the header): its train split feeds the run, its eval split the evaluations.
+      </p>
+      {model ? (
+        <p className="meta">
+          Model <strong>{model.label}</strong> ({model.layers} layers, hidden {model.hidden}) on {model.adapter}.
+        </p>
+      ) : (
+        <p className="notice" role="note">
+          No model is loaded. Load one in <a href={routeHash('watch')}>Watch’s Model panel</a>, then come back to train it.
+        </p>
+      )}
+      <div className="form-grid">
+        <ChoiceField label="Algorithm" value={form.algo} choices={ALGOS} disabled={active} onChange={(algo: TrainAlgo) => (setProblem(null), setAlgo(algo))} />
+        <label className="field">
+          Start from
+          <select value={initAdapter ? form.initAdapterId : ''} disabled={active} onChange={(e) => setForm({ initAdapterId: e.target.value })}>
+            <option value="">A fresh adapter</option>
+            {(adapters ?? []).map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name} (rank {a.rank})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          Adapter name
+          <input type="text" value={form.adapterName} placeholder={`${form.algo} <date>`} disabled={active} onChange={(e) => setForm({ adapterName: e.target.value })} />
+        </label>
+      </div>
+      {initAdapter && <p className="meta">Continues {initAdapter.name}: its rank, alpha and targets replace the LoRA settings below.</p>}
+      <SettingsGroup group="essentials" config={config} problemKey={problemKey} disabled={active} onChange={change} />
+      <RewardWeightsGroup config={config} problemKey={problemKey} disabled={active} onChange={change} />
+      <details className="advanced" open={advancedOpen} onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}>
+        <summary>Advanced settings</summary>
+        {ADVANCED.map((group) => (
+          <SettingsGroup key={group} group={group} config={config} problemKey={problemKey} disabled={active} onChange={change} />
+        ))}
+      </details>
+      {problem && (
+        <p className="step-error" role="alert" aria-label="Settings problem">
+          {problem.message}
+        </p>
+      )}
+      <div className="button-row">
+        <button type="submit" className="primary" disabled={active || !model}>
+          Start training
+        </button>
+        <button type="button" disabled={active} onClick={() => (setProblem(null), reset())}>
+          Reset to defaults
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * The Train view: fine-tune the model loaded in Watch with a LoRA adapter, SFT warm-up or GRPO, in the environment
+ * worker on this device's GPU. The form and the run's controls side by side on wide screens (stacked on narrow ones),
+ * then the live charts and the execution traces of the run on screen, then the checkpoints (resume after a reload)
+ * and the adapters (download, load, and each one a policy of Watch, Evaluate and Compare).
+ */
+import { useEffect } from 'react';
+import { useStore } from '../store/store.ts';
+import { Adapters } from './Adapters.tsx';
+import { Checkpoints } from './Checkpoints.tsx';
+import { RunControls } from './RunControls.tsx';
+import { TrainCharts } from './TrainCharts.tsx';
+import { TrainForm } from './TrainForm.tsx';
+import { TraceList } from './TraceList.tsx';
+import './train.css';
+
+function Notice() {
+  const notice = useStore((s) => s.trainNotice);
+  const dismiss = useStore((s) => s.setTrainNotice);
+  if (notice === null) return null;
+  return (
+    <div className="error train-notice" role="alert">
+      <p>{notice}</p>
+      <button type="button" onClick={() => dismiss(null)}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
+export default function TrainView() {
+  const dataset = useStore((s) => s.dataset);
+  const refresh = useStore((s) => s.refreshTrainLists);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  return (
+    <div className="train-view">
+      <h2>Train a LoRA adapter</h2>
+      <div className="train-top">
+        <TrainForm dataset={dataset} />
+        <div className="train-side">
+          <Notice />
+          <RunControls />
+          <Checkpoints />
+          <Adapters />
+        </div>
+      </div>
+      <TrainCharts />
+      <TraceList />
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+/**
+ * The Adapters panel's named actions: download an adapter's two PEFT files, load one from picked files or from a
+ * Hub repo, delete one, and open one as the policy of Watch or Evaluate. Each worker call is followed by a fresh read
+ * of the adapter list and of the policy lists (refreshTrainLists), since the worker registers every adapter it holds
+ * as a policy of Watch, Evaluate and Compare.
+ */
+import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../../model/adapter-file.ts';
+import { envClient } from '../../workers/env-client.ts';
+import type { AdapterInfo, HubAdapterOptions } from '../../workers/train-protocol.ts';
+import { downloadBlob } from '../evaluate/download.ts';
+import { navigate } from '../router.ts';
+import { useStore } from '../store/store.ts';
+
+/** Saves `adapter_model.safetensors` and `adapter_config.json` of an adapter through the browser's download. */
+export async function downloadAdapter(adapter: AdapterInfo): Promise<void> {
+  const files = await envClient().adapterFiles(adapter.id);
+  // A copy on an ArrayBuffer of its own: a Blob takes no view of a shared buffer.
+  downloadBlob(ADAPTER_WEIGHTS_FILE, new Blob([new Uint8Array(files[ADAPTER_WEIGHTS_FILE])], { type: 'application/octet-stream' }));
+  downloadBlob(ADAPTER_CONFIG_FILE, new Blob([files[ADAPTER_CONFIG_FILE]], { type: 'application/json' }));
+}
+
+/** The two PEFT files among picked files: by their PEFT names, else the one .safetensors and the one .json. */
+export function pickAdapterFiles(files: readonly File[]): { weights: File; config: File } {
+  const named = (name: string) => files.find((f) => f.name === name);
+  const only = (ext: string) => {
+    const found = files.filter((f) => f.name.endsWith(ext));
+    return found.length === 1 ? found[0] : undefined;
+  };
+  const weights = named(ADAPTER_WEIGHTS_FILE) ?? only('.safetensors');
+  const config = named(ADAPTER_CONFIG_FILE) ?? only('.json');
+  if (!weights || !config) {
+    const missing = [!weights && ADAPTER_WEIGHTS_FILE, !config && ADAPTER_CONFIG_FILE].filter(Boolean).join(' and ');
+    throw new Error(`Pick both files of a PEFT adapter (${ADAPTER_WEIGHTS_FILE} and ${ADAPTER_CONFIG_FILE}): ${missing} is missing.`);
+  }
+  return { weights, config };
+}
+
+/** Loads an adapter from picked files into the worker, as `name` (default: the weights file's folder or name). */
+export async function loadAdapterFromFiles(files: readonly File[], name: string): Promise<AdapterInfo> {
+  const { weights, config } = pickAdapterFiles(files);
+  const folder = weights.webkitRelativePath.split('/').slice(0, -1).join('/');
+  const label = name.trim() || folder || weights.name.replace(/\.safetensors$/, '');
+  const info = await envClient().loadAdapterFiles({ safetensors: new Uint8Array(await weights.arrayBuffer()), configJson: await config.text() }, label);
+  await useStore.getState().refreshTrainLists();
+  return info;
+}
+
+/** Loads a PEFT adapter from a Hub repo (`owner/name`, optionally a subfolder of it) into the worker, as `name`. */
+export async function loadAdapterFromHub(repo: string, subfolder: string, name: string): Promise<AdapterInfo> {
+  const options: HubAdapterOptions = { ...(subfolder.trim() !== '' && { subfolder: subfolder.trim() }), ...(name.trim() !== '' && { name: name.trim() }) };
+  const info = await envClient().loadAdapterFromHub(repo.trim(), options);
+  await useStore.getState().refreshTrainLists();
+  return info;
+}
+
+export async function deleteAdapter(adapter: AdapterInfo): Promise<void> {
+  await envClient().deleteAdapter(adapter.id);
+  useStore.setState((s) => ({ trainForm: s.trainForm.initAdapterId === adapter.id ? { ...s.trainForm, initAdapterId: '' } : s.trainForm }));
+  await useStore.getState().refreshTrainLists();
+}
+
+/** Opens Evaluate with the adapter's policy chosen: base vs trained is that run and one with the base model's. */
+export function evaluateAdapter(adapter: AdapterInfo): void {
+  useStore.getState().setEvalForm({ policy: adapter.policy });
+  navigate('evaluate');
+}
+
+/** Opens Watch with the adapter's policy chosen. */
+export function watchAdapter(adapter: AdapterInfo): void {
+  useStore.getState().setWatchOptions({ policy: adapter.policy });
+  navigate('watch');
+}
