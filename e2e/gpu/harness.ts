@@ -4,7 +4,8 @@
  * the app's own origin (http://127.0.0.1:4173, a secure context, so `navigator.gpu` is there). Nothing is added to
  * the app's build: vite.config.ts stays as it is.
  */
-import type { Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import type { CheckReport } from '../../src/gpu-tests/harness.ts';
 import { build, type Rolldown } from 'vite';
 
 const HARNESS_ENTRY = 'src/gpu-tests/harness.ts';
@@ -49,4 +50,28 @@ export async function openHarness(page: Page): Promise<void> {
   });
   await page.goto('./__gpu-harness/index.html');
   await page.waitForFunction(() => document.title === 'gpu-harness ready');
+}
+
+/**
+ * Declares one Playwright test per check: each opens the harness, runs its check with seed 1, prints every case's
+ * largest absolute/relative difference against the tolerance it is held to (and the check's notes), and fails
+ * naming the cases out of tolerance.
+ */
+export function describeChecks(title: string, checks: readonly string[]): void {
+  test.describe(title, () => {
+    for (const name of checks) {
+      test(name, async ({ page }) => {
+        await openHarness(page);
+        const report: CheckReport = await page.evaluate((check) => window.gpuHarness!.run(check, 1), name);
+        for (const r of report.results) {
+          console.log(
+            `[${report.adapter}] ${r.label.padEnd(34)} ${r.shape.padEnd(40)} maxAbs=${r.maxAbs.toExponential(2)} maxRel=${r.maxRel.toExponential(2)} tol=abs ${r.tol.abs} + rel ${r.tol.rel} ${r.pass ? 'ok' : 'FAIL'}`,
+          );
+        }
+        for (const n of report.notes) console.log(`note: ${n}`);
+        expect(report.results.filter((r) => !r.pass), `failing cases of ${name}`).toEqual([]);
+        expect(report.pass).toBe(true);
+      });
+    }
+  });
 }

@@ -9,6 +9,7 @@
  */
 import { createRng } from '../data/rng.ts';
 import type { Question } from '../data/types.ts';
+import { formatAction } from '../env/actions.ts';
 import type { SqlEnv } from '../env/env.ts';
 import { totalReward, type RewardComponents, type RewardWeights } from '../env/rewards.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
@@ -102,21 +103,9 @@ export async function buildSftExamples(tokenizer: Tokenizer, createEnv: () => Sq
   return { examples, skipped };
 }
 
-/** An action as one line of canonical text, for traces. */
+/** An action as one line of canonical text, for traces: an invalid one shows why, not its raw text. */
 export function actionText(action: HistoryEntry['action']): string {
-  switch (action.type) {
-    case 'DESCRIBE':
-    case 'SAMPLE':
-      return `${action.type} ${action.table}`;
-    case 'QUERY':
-      return `QUERY ${action.sql}`;
-    case 'ANSWER':
-      return `ANSWER ${action.value}`;
-    case 'INVALID':
-      return `INVALID: ${action.reason}`;
-    default:
-      return action satisfies never;
-  }
+  return action.type === 'INVALID' ? `INVALID: ${action.reason}` : formatAction(action);
 }
 
 export interface SftLoss {

@@ -337,26 +337,39 @@ export class Trainer {
     }
     const t2 = performance.now();
     const metrics: StepMetrics = {
-      step,
-      algo: 'grpo',
-      reward: rewardMeans(episodes),
-      loss,
-      successRate: mean(episodes.map((e) => (e.correct ? 1 : 0))),
-      tokens,
-      generatedTokens: N,
-      tokensPerSecond: tokens / Math.max(1e-9, (t2 - t0) / 1000),
-      seconds: { rollout: (t1 - t0) / 1000, update: (t2 - t1) / 1000, total: (t2 - t0) / 1000 },
-      etaSeconds: 0,
-      gpuBytes: model.gpuBytes?.() ?? null,
-      gradNorm,
-      lr: this.lrAt(step),
+      ...this.stepMetrics(step, 'grpo', episodes, { loss, tokens, generatedTokens: N, gradNorm, microBatches: batches.length, times: [t0, t1, t2] }),
       clipFraction: N > 0 && updates > 0 ? clipped / (N * updates) : 0,
       ...(c.klBeta > 0 && { kl: N > 0 ? klSum / N : 0 }),
       zeroVarianceGroups,
-      microBatches: batches.length,
       ...(gapCount > 0 && { logprobGap: gap / gapCount }),
     };
     return { metrics, episodes };
+  }
+
+  /** What every step reports; `times` are performance.now() at the step's start, after its rollout, and at its end. */
+  private stepMetrics(
+    step: number,
+    algo: StepMetrics['algo'],
+    items: ReadonlyArray<Parameters<typeof rewardMeans>[0][number] & { correct: boolean }>,
+    p: { loss: number; tokens: number; generatedTokens: number; gradNorm: number; microBatches: number; times: [number, number, number] },
+  ): StepMetrics {
+    const [t0, t1, t2] = p.times;
+    return {
+      step,
+      algo,
+      reward: rewardMeans(items),
+      loss: p.loss,
+      successRate: mean(items.map((e) => (e.correct ? 1 : 0))),
+      tokens: p.tokens,
+      generatedTokens: p.generatedTokens,
+      tokensPerSecond: p.tokens / Math.max(1e-9, (t2 - t0) / 1000),
+      seconds: { rollout: (t1 - t0) / 1000, update: (t2 - t1) / 1000, total: (t2 - t0) / 1000 },
+      etaSeconds: 0,
+      gpuBytes: this.deps.model.gpuBytes?.() ?? null,
+      gradNorm: p.gradNorm,
+      lr: this.lrAt(step),
+      microBatches: p.microBatches,
+    };
   }
 
   /** The Oracle demonstrations of the train split (built on first use). */
@@ -404,22 +417,7 @@ export class Trainer {
       gradNorm = (await model.optimizerStep(this.adamw(step, 1))).gradNorm;
     });
     const t2 = performance.now();
-    const metrics: StepMetrics = {
-      step,
-      algo: 'sft',
-      reward: rewardMeans(examples),
-      loss,
-      successRate: mean(examples.map((e) => (e.correct ? 1 : 0))),
-      tokens,
-      generatedTokens: N,
-      tokensPerSecond: tokens / Math.max(1e-9, (t2 - t0) / 1000),
-      seconds: { rollout: (t1 - t0) / 1000, update: (t2 - t1) / 1000, total: (t2 - t0) / 1000 },
-      etaSeconds: 0,
-      gpuBytes: model.gpuBytes?.() ?? null,
-      gradNorm,
-      lr: this.lrAt(step),
-      microBatches: batches.length,
-    };
+    const metrics = this.stepMetrics(step, 'sft', examples, { loss, tokens, generatedTokens: N, gradNorm, microBatches: batches.length, times: [t0, t1, t2] });
     return { metrics, examples };
   }
 
