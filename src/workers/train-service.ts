@@ -204,8 +204,8 @@ export class TrainService {
         onProgress: (loaded, total, message) => r.emit({ type: 'phase', phase: 'loading', message, loaded, total }),
       });
       const model = session.model;
-      if (init) await model.loadAdapter(init);
-      if (saved) await model.loadOptimizerState(saved.optimizer);
+      if (init) model.loadAdapter(init);
+      if (saved) model.loadOptimizerState(saved.optimizer);
       executor = this.deps.createExecutor();
       const trainer = new Trainer({ model, dataset, executor, envConfig: this.deps.envConfig }, c, {
         onStep: (metrics) => {
