@@ -14,7 +14,7 @@ import { acquireGpu } from '../../src/gpu/device.ts';
 import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
 import type { WeightFormat } from '../../src/gpu/quant.ts';
 import { GREEDY, type SamplingParams } from '../../src/gpu/kernels/sample.ts';
-import { loadCheckpoint, type LoadedModel } from '../../src/model/load.ts';
+import { fetchCheckpoint } from '../../e2e/model/fetch-checkpoint.ts';
 import { openTransformers, type GenerationTiming, type TransformersInfo, type TransformersOptions } from './transformers-decode.ts';
 
 export interface EngineBenchOptions {
@@ -59,23 +59,6 @@ function failure(e: unknown): { error: { name: string; message: string } } {
   return { error: { name: err.name, message: err.message } };
 }
 
-/** Fetches and checks a model folder served under `modelUrl`. */
-async function fetchModel(modelUrl: string): Promise<LoadedModel> {
-  const get = async (file: string, optional = false): Promise<Response | null> => {
-    const res = await fetch(`${modelUrl}/${file}`);
-    if (res.ok) return res;
-    if (optional && res.status === 404) return null;
-    throw new Error(`${modelUrl}/${file}: HTTP ${res.status}`);
-  };
-  const configJson: unknown = await (await get('config.json'))!.json();
-  const generation = await get('generation_config.json', true);
-  const index = await get('model.safetensors.index.json', true);
-  const shards = index ? [...new Set(Object.values(((await index.json()) as { weight_map: Record<string, string> }).weight_map))].sort() : ['model.safetensors'];
-  const safetensors: Uint8Array[] = [];
-  for (const s of shards) safetensors.push(new Uint8Array(await (await get(s))!.arrayBuffer()));
-  return loadCheckpoint({ configJson, generationConfigJson: generation ? ((await generation.json()) as unknown) : undefined, safetensors });
-}
-
 /** Deterministic prompt ids of one slot, spread over the vocabulary. */
 function promptIds(slot: number, n: number, V: number): number[] {
   return Array.from({ length: n }, (_, i) => (1000 + i * 7919 + slot * 104729) % V);
@@ -84,7 +67,7 @@ function promptIds(slot: number, n: number, V: number): number[] {
 const engineBench = {
   async run(modelUrl: string, o: EngineBenchOptions): Promise<Result<EngineBenchResult>> {
     try {
-      const model = await fetchModel(modelUrl);
+      const model = await fetchCheckpoint(modelUrl);
       const c = model.config;
       const ctx = await acquireGpu({ label: 'bench-engine' });
       let submits = 0;
@@ -155,7 +138,7 @@ const engineBench = {
 
   async versus(modelUrl: string, o: VersusOptions): Promise<Result<VersusResult>> {
     try {
-      const model = await fetchModel(modelUrl);
+      const model = await fetchCheckpoint(modelUrl);
       const c = model.config;
       const ids = promptIds(0, o.prompt, c.vocabSize);
       const ctx = await acquireGpu({ label: 'bench-engine-versus' });

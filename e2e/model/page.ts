@@ -10,6 +10,7 @@ import type { WeightFormat } from '../../src/gpu/quant.ts';
 import { CacheStorageFileStore, type CachedModel } from '../../src/model/cache.ts';
 import { downloadModel, type DownloadProgress } from '../../src/model/hub.ts';
 import { loadCheckpoint } from '../../src/model/load.ts';
+import { fetchCheckpoint } from './fetch-checkpoint.ts';
 import { topLogits, type TopLogits } from './top-logits.ts';
 
 type Result<T> = T | { error: { name: string; message: string } };
@@ -63,19 +64,7 @@ const modelPage = {
   /** The last position's top-k logits of `ids` from the WebGPU engine, for the model whose files are under `modelUrl`. */
   async gpuLogits(modelUrl: string, ids: number[], weights: WeightFormat, k = 20): Promise<Result<TopLogits & { adapter: string }>> {
     try {
-      const get = async (file: string, optional = false): Promise<Response | null> => {
-        const res = await fetch(`${modelUrl}/${file}`);
-        if (res.ok) return res;
-        if (optional && res.status === 404) return null;
-        throw new Error(`${modelUrl}/${file}: HTTP ${res.status}`);
-      };
-      const configJson: unknown = await (await get('config.json'))!.json();
-      const generation = await get('generation_config.json', true);
-      const index = await get('model.safetensors.index.json', true);
-      const shards = index ? [...new Set(Object.values(((await index.json()) as { weight_map: Record<string, string> }).weight_map))].sort() : ['model.safetensors'];
-      const safetensors: Uint8Array[] = [];
-      for (const s of shards) safetensors.push(new Uint8Array(await (await get(s))!.arrayBuffer()));
-      const model = loadCheckpoint({ configJson, generationConfigJson: generation ? ((await generation.json()) as unknown) : undefined, safetensors });
+      const model = await fetchCheckpoint(modelUrl);
       const ctx = await acquireGpu({ label: 'model-logits' });
       const context = Math.max(16, Math.ceil(ids.length / 16) * 16);
       const engine = await QwenEngine.create(ctx, model.config, { batch: 1, context, maxTokens: context, weights });
