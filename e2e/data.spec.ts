@@ -13,6 +13,7 @@ import { zipSync } from 'fflate';
 import initSqlJs from 'sql.js';
 import type { DatasetManifest } from '../src/data/types.ts';
 import { expect, HAS_SPIDER, openView, test } from './fixtures.ts';
+import { transcriptSteps, typeSql } from './play-helpers.ts';
 
 /** A tiny zoo database: three pets (so "How many pets are there?" is 3). */
 async function zooDatabase(): Promise<Uint8Array> {
@@ -37,16 +38,6 @@ async function spiderFiles(): Promise<Record<string, Uint8Array>> {
 
 const datasetPicker = (page: Page): Locator => page.getByRole('combobox', { name: 'Dataset' });
 const card = (page: Page, name: string): Locator => page.getByRole('article', { name, exact: true });
-const transcriptSteps = (page: Page): Locator => page.getByRole('list', { name: 'Transcript' }).getByRole('listitem');
-
-async function typeSql(page: Page, sql: string): Promise<void> {
-  const editor = page.getByRole('textbox', { name: 'SQL query' });
-  await editor.click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(sql);
-  await page.keyboard.press('Escape');
-}
 
 /** Opens the Data view and waits until every bundle built with the app is in the header's picker. */
 async function openData(page: Page): Promise<void> {

@@ -8,6 +8,7 @@
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import type { DatasetManifest, JsonSqlValue } from '../src/data/types.ts';
 import { expect, HAS_SPIDER, openView, test } from './fixtures.ts';
+import { button, transcriptSteps, typeSql } from './play-helpers.ts';
 
 type ManifestQuestion = DatasetManifest['questions'][number];
 
@@ -39,19 +40,7 @@ function solvable(m: DatasetManifest, filter: (q: ManifestQuestion) => boolean =
   throw new Error(`No question of ${m.name} is answered by one scalar query on one table.`);
 }
 
-const transcriptSteps = (page: Page): Locator => page.getByRole('list', { name: 'Transcript' }).getByRole('listitem');
 const questionCard = (page: Page): Locator => page.getByRole('region', { name: 'Question' });
-const button = (page: Page, name: string): Locator => page.getByRole('button', { name, exact: true });
-
-async function typeSql(page: Page, sql: string): Promise<void> {
-  const editor = page.getByRole('textbox', { name: 'SQL query' });
-  await editor.click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(sql);
-  await page.keyboard.press('Escape'); // close the completion list, as a person would before running
-  await expect(editor).toHaveText(sql);
-}
 
 /** Describe a table, query, answer: the way a person solves a question. */
 async function solveByHand(page: Page, { question, table, answer }: Solvable, runWith: 'keyboard' | 'button'): Promise<void> {
@@ -88,7 +77,9 @@ test('a person solves a demo question by hand', async ({ page, shot }) => {
   const target = solvable(await manifest(page.request, 'demo'), (q) => q.difficulty === 'easy');
   await openView(page, `#/play?dataset=demo&q=${target.question.id}&seed=11`);
   await solveByHand(page, target, 'keyboard');
-  await expect(page.getByRole('status').filter({ hasText: 'Step 3: ANSWER — ok, reward +1.000. Episode over: success, return' })).toBeVisible();
+  // A correct episode of 3 steps returns 1 − 2 × 0.01 whatever it did before; the answer's own reward settles the
+  // shaping paid along the way (rewards.ts).
+  await expect(page.getByRole('status').filter({ hasText: /Step 3: ANSWER — ok, reward [+−-]?\d\.\d{3}\. Episode over: success, return 0\.980/ })).toBeVisible();
   await page.setViewportSize({ width: 1440, height: 1000 }); // tall enough for the sticky workbench
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('play-demo-solved-light');

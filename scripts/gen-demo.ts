@@ -1,13 +1,15 @@
 /**
  * `npm run data:demo`: generates the demo dataset (src/data/demo) and writes its bundle — manifest.json and
  * db/<id>.sqlite — into public/bundles/demo, where the dev server and the build pick it up. Deterministic: the same
- * seed writes the same bytes. Prints how many questions fall in each split, difficulty and database.
+ * seed writes the same bytes. Prints how many questions fall in each split, difficulty and database, and how many
+ * questions the grouped split (src/data/split.ts) moved relative to the SQL-only rule.
  *
  *   tsx scripts/gen-demo.ts [--out DIR] [--seed N]
  */
 import { fileURLToPath } from 'node:url';
 import { writeBundleFolder } from '../src/data/bundle-node.ts';
-import { buildDemoDataset, DEMO_SEED } from '../src/data/demo/build.ts';
+import { buildDemoDataset, DEMO_SEED, demoSplitMoves } from '../src/data/demo/build.ts';
+import { formatSplitMoves } from '../src/data/split.ts';
 import { DIFFICULTIES, SPLITS, type Dataset } from '../src/data/types.ts';
 
 const DEFAULT_OUT = fileURLToPath(new URL('../public/bundles/demo', import.meta.url));
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
   await writeBundleFolder(out, dataset);
   console.log(`Demo dataset (seed ${seed}): ${dataset.databases.length} databases, ${dataset.questions.length} questions → ${out}`);
   console.log(countsTable(dataset));
+  console.log(formatSplitMoves(demoSplitMoves(dataset)));
 }
 
 main().catch((e: unknown) => {

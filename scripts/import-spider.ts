@@ -2,7 +2,8 @@
  * `npm run data:spider` (or `npx tsx scripts/import-spider.ts [--spider DIR] [--out DIR]`): imports a folder in
  * Spider's official layout (from --spider, else SPIDER_DIR) into the app's data bundle, by default
  * `public/bundles/spider` (gitignored: Spider is never committed). Prints the import report (counts per split,
- * difficulty and database, skips by reason) on stdout and a progress line on stderr; exits 1 with a clear message
+ * difficulty and database, how many questions the grouped split moved relative to the SQL-only rule, skips by
+ * reason) on stdout and a progress line on stderr; exits 1 with a clear message
  * when the folder is not given or is not in Spider's layout.
  */
 import { resolve } from 'node:path';

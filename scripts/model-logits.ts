@@ -54,10 +54,23 @@ function parseArgs(argv: readonly string[]): Args {
   return { model, text, ids, cpu, quant: quant as WeightFormat, top };
 }
 
-/** The float64 reference: prefill every token, keep the last position's row. */
+/** Logits that are NaN or infinite: never printed as `null`, always an error naming the model. */
+class NonFiniteLogitsError extends Error {
+  override name = 'NonFiniteLogitsError';
+  constructor(model: string, id: number, value: number) {
+    super(`${model}: the logit of token ${id} is ${value}; the weights overflow in float64 or are damaged. Check the checkpoint.`);
+  }
+}
+
+/**
+ * The float64 reference: prefill every token, keep the last position's row. Loading refuses damaged weights (NaN or
+ * ±Infinity, a config that disagrees with them) with a typed error, so the CLI exits 1 with its message.
+ */
 async function cpuLogits(dir: string, ids: number[], k: number): Promise<TopLogits> {
   const model = await loadModelFolder(dir);
   const last = createReferenceSession(model.config, model.tensors).prefill(ids); // (V)
+  const bad = last.findIndex((x) => !Number.isFinite(x));
+  if (bad >= 0) throw new NonFiniteLogitsError(dir, bad, last[bad]);
   return topLogits(last, k);
 }
 

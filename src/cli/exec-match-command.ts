@@ -14,6 +14,7 @@ import { hasOrderBy } from '../sql/order-by.ts';
 import { createNodeSqlExecutor } from '../sql/node-worker.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import { UsageError } from './args.ts';
+import { VALUE_LIMITS } from '../sql/limits.ts';
 
 export const EXEC_MATCH_USAGE = 'sqlenv exec-match < pairs.jsonl   (lines of {"db_id", "gold", "pred"}; reads SPIDER_DIR)';
 
@@ -52,7 +53,10 @@ async function matchOne(executor: SqlExecutor, spiderDir: string, loaded: Set<st
   }
   try {
     const pred = await executor.query(pair.dbId, pair.pred);
-    if (gold.truncated || pred.truncated) return { match: false, error: 'result too large to compare (over 10000 rows)' };
+    if (gold.truncated || pred.truncated) {
+      const why = (gold.truncatedBy ?? pred.truncatedBy) === 'chars' ? `over ${VALUE_LIMITS.resultChars} characters` : `over ${VALUE_LIMITS.rows} rows`;
+      return { match: false, error: `result too large to compare (${why})` };
+    }
     return { match: executionMatch(gold, pred, hasOrderBy(pair.gold)), error: null };
   } catch (e) {
     return { match: false, error: `pred SQL failed: ${(e as Error).message}` };

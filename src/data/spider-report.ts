@@ -2,6 +2,7 @@
  * What a Spider import kept and skipped, and its rendering as plain-text tables (for the import script, the CLI and
  * the README). Pure and serialisable, so it can also travel to a browser; the importer itself is `spider.ts`.
  */
+import { formatSplitMoves, type SplitMoves } from './split.ts';
 import { DIFFICULTIES, SPLITS, type Difficulty, type Split } from './types.ts';
 
 /** Why a question was left out of the dataset. */
@@ -31,6 +32,8 @@ export interface ImportReport {
   skippedQuestions: SkippedQuestion[];
   /** Curated databases that ended with no kept question (absent from the folder, or all skipped). */
   missingCurated: string[];
+  /** Kept questions whose split differs from the SQL-only rule (split.ts), because their group shares a gold result. */
+  splitMoves: SplitMoves;
 }
 
 function zeros<K extends string>(keys: readonly K[]): Record<K, number> {
@@ -47,6 +50,7 @@ export function emptyReport(): ImportReport {
     skipped: zeros(SKIP_REASONS),
     skippedQuestions: [],
     missingCurated: [],
+    splitMoves: { trainToEval: 0, evalToTrain: 0 },
   };
 }
 
@@ -63,7 +67,7 @@ function table(header: string[], rows: Array<Array<string | number>>): string {
   return cells.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
 }
 
-/** The report as text: a split × difficulty table, a database × split table, and the skips by reason. */
+/** The report as text: a split × difficulty table, a database × split table, the split's moves, the skips by reason. */
 export function formatImportReport(report: ImportReport): string {
   const skippedTotal = sum(Object.values(report.skipped));
   const sources = report.sources.map((s) => `${s.file} ${s.questions}`).join(', ');
@@ -77,6 +81,7 @@ export function formatImportReport(report: ImportReport): string {
   const dbRows = dbIds.map((db) => [db, ...SPLITS.map((s) => report.byDatabase[db][s]), sum(Object.values(report.byDatabase[db]))]);
   const splitTotals = SPLITS.map((s) => sum(dbIds.map((db) => report.byDatabase[db][s])));
   lines.push(table(['database', ...SPLITS, 'total'], [...dbRows, ['total', ...splitTotals, sum(splitTotals)]]), '');
+  lines.push(formatSplitMoves(report.splitMoves));
 
   lines.push(`skipped: ${SKIP_REASONS.map((r) => `${r} ${report.skipped[r]}`).join(', ')}`);
   const missingDbs = [...new Set(report.skippedQuestions.filter((q) => q.reason === 'missing-database').map((q) => q.dbId))];

@@ -9,7 +9,8 @@
  * - A question is skipped (and counted by reason) when its database file is missing or unreadable, or its gold SQL
  *   fails, returns no rows, or returns more than MAX_GOLD_ROWS rows.
  * - Difficulty is Spider's hardness of the parsed `sql` field, or of the SQL text when that field is absent.
- * - Split: `sqlenvSplit` (curated databases → train/eval by gold SQL, the rest → heldout).
+ * - Split: `sqlenvSplits` over all kept questions at once (curated databases → train/eval by groups of equal
+ *   normalised gold SQL or equal gold result, the rest → heldout); the report counts what moved from the SQL-only rule.
  * Databases are run one at a time under one executor key, so memory stays at one database even for full Spider.
  * This module imports nothing from Node, so the page's environment worker runs the same importer.
  */
@@ -25,7 +26,7 @@ import { folderSpiderSource } from './spider-source-node.ts';
 // The report's types and formatter, so callers of the importer need one module.
 export { formatImportReport, type ImportReport, type SkipReason } from './spider-report.ts';
 import type { SpiderSql } from './spider-sql.ts';
-import { CURATED_DATABASES, sqlenvSplit } from './split.ts';
+import { CURATED_DATABASES, splitMoves, sqlenvSplits } from './split.ts';
 import type { DatabaseEntry, Dataset, Difficulty, Question } from './types.ts';
 
 /** The question files of Spider's layout, in import order, with the id prefix and zero padding of each. */
@@ -109,8 +110,6 @@ function difficultyOf(example: SpiderExample): Difficulty {
   return hardnessFromSqlText(example.query);
 }
 
-
-
 export async function importSpider(from: SpiderSource | string, executor: SqlExecutor, options: ImportOptions = {}): Promise<{ dataset: Dataset; report: ImportReport }> {
   const curated = options.curated ?? CURATED_DATABASES;
   const source = sourceOf(from);
@@ -138,7 +137,7 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
   }
   const dbIds = [...byDb.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-  const kept: Array<{ order: number; question: Question }> = [];
+  const kept: Array<{ order: number; question: Omit<Question, 'split'> }> = [];
   const databases: DatabaseEntry[] = [];
   let done = 0;
   const skip = (p: PendingQuestion, reason: SkipReason, detail: string): void => {
@@ -177,7 +176,6 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
               goldResult: outcome.result,
               orderMatters: hasOrderBy(p.example.query),
               difficulty: difficultyOf(p.example),
-              split: sqlenvSplit(dbId, p.example.query, curated),
             },
           });
         }
@@ -187,7 +185,12 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
     if (keptHere > 0) databases.push({ id: dbId, file: `db/${dbId}.sqlite`, tables: await executor.tables(IMPORT_KEY) });
   }
 
-  const questions = kept.sort((a, b) => a.order - b.order).map((k) => k.question);
+  // The split needs every kept question at once: a group may join questions from several files.
+  const unsplit = kept.sort((a, b) => a.order - b.order).map((k) => k.question);
+  const inputs = unsplit.map((q) => ({ dbId: q.dbId, gold: q.gold, goldRows: q.goldResult.rows }));
+  const splits = sqlenvSplits(inputs, curated);
+  const questions: Question[] = unsplit.map((q, i) => ({ ...q, split: splits[i] }));
+  report.splitMoves = splitMoves(inputs, splits, curated);
   const orderOf = new Map(pending.map((p) => [p.id, p.order]));
   report.skippedQuestions.sort((a, b) => (orderOf.get(a.id) ?? 0) - (orderOf.get(b.id) ?? 0));
   for (const q of questions) {

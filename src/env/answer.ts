@@ -2,8 +2,12 @@
  * Lenient verifier for ANSWER values: reads free text from a person or a model in every plausible way and matches
  * it against the gold result. Over 300 lines because parsing and matching are one contract, kept together.
  *
+ * Cost: reading is linear in the text. The text may be a degenerate model output of 10^6 characters, so there is no
+ * regular expression with nested or overlapping quantifiers here; fences, numbers, table rules and quoted cells are
+ * hand-written scans (tests/env/parse-linear.test.ts holds every reader to linear growth).
+ *
  * Reading (`answerInterpretations`, primary first; `parseAnswer` returns the primary one):
- * - The text is trimmed and a surrounding ``` code fence removed.
+ * - The text is trimmed and a surrounding ``` code fence removed (with its info word alone on the first line, ```json).
  * - JSON: number, string, null → scalar (true/false → 1/0, as SQLite stores them); flat array → list; array of
  *   arrays → rows; array of objects → rows of their values; one object → one row of its values.
  * - Several lines (blank ones dropped): a markdown table (header and |---| line dropped; a header line without the
@@ -24,13 +28,26 @@
  * Lenient cell equality (answer cell a, gold cell g):
  * - Text is trimmed, Unicode-NFC, stripped of one pair of surrounding quotes (' " `), whitespace-collapsed and lower-
  *   cased on both sides, then compared for equality.
- * - When both sides read as numbers (plain, signed, decimal, exponent, or with 1,234 thousands separators):
- *   |a − g| ≤ 1e-6 + 1e-4·|g|; or, when a is written with d ≥ 1 decimals, a is g rounded to d decimals (either way at
- *   a tie: |a − g| ≤ 0.5·10^-d), so 3.33 matches 3.3333. An integer answer never rounds (3 does not match 3.4).
+ * - When both sides read as numbers (plain, signed, decimal, exponent, or with 1,234 thousands separators), the
+ *   answer must be exact as far as it is written (a JSON number is written as String(n)):
+ *   · equal numbers always match (6, 6.0 and 6.00 are one number; text gold '6.50' matches 6.5);
+ *   · an integer answer (no point, no exponent) matches only an equal gold: 20001 does not match 20000;
+ *   · an answer with d ≥ 1 decimals matches when |a − g| ≤ 0.5·10^-d + ε (g rounded to d places, either way at a tie;
+ *     truncation does not count: 2.66 does not match 2.6666) AND d ≥ min(2, decimals(g)), where decimals(g) counts
+ *     the decimals of g's shortest text (String(g) for a number, as written for numeric text). So 3.33 matches
+ *     3.3333333 but 3.3 and 3 do not; 15.5 matches 15.5 but 16 does not;
+ *   · an answer with an exponent matches when equal; for a non-integer gold, within ε (1.6514113e7 matches 16514113);
+ *   ε = 8·Number.EPSILON·max(1, |g|), the float error of parsing the decimal, not a tolerance;
+ *   · gold numbers lose binary noise first (non-integers rounded to 15 significant digits: a SUM of 3.0000000000000004
+ *     is 3, 0.30000000000000004 is 0.3 with one decimal).
+ *   So an integer gold accepts only its own value, and a non-integer gold only its roundings to d ≥ max(1, min(2,
+ *   decimals(g))) places. Why this is safe on Spider (scripts/near-miss.ts, `goldNumberReport`): no answer the rule
+ *   accepts for one number of a gold result is accepted for a distinct neighbouring number of the same result.
  * - NULL (gold NULL or JSON null) matches NULL and the texts 'null', 'none' and '' on the other side.
  * - A BLOB gold cell matches its lower-case hex, x'hex', or its UTF-8 text.
  *
- * Cost caps (answers are short; these only bound adversarial input): bags of ≤ 200 rows are matched exactly
+ * Cost caps (answers are short; these only bound adversarial input): a reading whose shape cannot fit the gold is
+ * rejected before its cells are prepared; bags of ≤ 200 rows are matched exactly
  * (bipartite matching); larger ones pair identical rows first and match the rest exactly if ≤ 1000 rows remain, else
  * fail. Without row order at most MAX_COLUMN_PERMUTATIONS column permutations are tried.
  */
@@ -95,9 +112,35 @@ export function describeAnswer(p: ParsedAnswer): string {
   return `${p.kind} (${FORMAT_LABEL[p.format]})`;
 }
 
+/**
+ * `s` (trimmed) without a surrounding ``` fence: the text between the opening and closing ``` (which may not overlap),
+ * trimmed. When the fence spans lines and its first line is one word (```json, ```sql), that word is the info
+ * string and is dropped; a one-line fence (```42```) keeps all of its text. String operations only, linear.
+ */
 function stripFence(s: string): string {
-  const m = /^```[\w-]*\s*\n?([\s\S]*?)\n?\s*```$/.exec(s);
-  return m ? m[1].trim() : s;
+  if (s.length < 6 || !s.startsWith('```') || !s.endsWith('```')) return s;
+  const inner = s.slice(3, -3);
+  const newline = inner.indexOf('\n');
+  if (newline !== -1 && isInfoWord(inner.slice(0, newline).trim())) return inner.slice(newline + 1).trim();
+  return inner.trim();
+}
+
+/** A fence's info string: empty, or one word of letters, digits, `_` and `-`. */
+function isInfoWord(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!(isDigitCode(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45)) return false;
+  }
+  return true;
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Whether `c` is one character of white space (what `trim` removes, the same set as a regex's \s). */
+function isSpace(c: string): boolean {
+  return c !== '' && c.trim() === '';
 }
 
 function readJson(body: string): ParsedAnswer | undefined {
@@ -135,7 +178,7 @@ function jsonRow(v: unknown): AnswerCell[] | undefined {
 }
 
 function readText(body: string): ParsedAnswer[] {
-  const lines = body.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = body.split('\n').map((l) => l.trim()).filter((l) => l !== ''); // trim drops a CRLF's \r
   const out: ParsedAnswer[] = [];
   if (lines.length <= 1) {
     const line = lines[0] ?? '';
@@ -145,20 +188,39 @@ function readText(body: string): ParsedAnswer[] {
     }
     return out;
   }
-  const sep = lines.findIndex((l) => /^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$/.test(l));
-  if (sep === 1) out.push({ kind: 'rows', format: 'markdown', rows: lines.slice(2).map((l) => splitCells(l, '|')) });
+  if (!isTableRule(lines[0]) && isTableRule(lines[1])) out.push({ kind: 'rows', format: 'markdown', rows: lines.slice(2).map((l) => splitCells(l, '|')) });
   for (const [delim, format] of DELIMITERS) {
     if (!lines.every((l) => l.includes(delim))) continue;
     const rows = lines.map((l) => splitCells(l, delim));
     if (rows.every((r) => r.length >= 2 && r.length === rows[0].length)) out.push({ kind: 'rows', format, rows });
   }
-  const bullet = /^[-*•]\s+/;
-  if (lines.every((l) => bullet.test(l))) out.push({ kind: 'list', format: 'bullets', values: lines.map((l) => l.replace(bullet, '')) });
+  if (lines.every(isBulleted)) out.push({ kind: 'list', format: 'bullets', values: lines.map((l) => l.slice(1).trim()) });
   if (lines.every((l, i) => l.startsWith(`${i + 1}.`) || l.startsWith(`${i + 1})`))) {
     out.push({ kind: 'list', format: 'bullets', values: lines.map((l, i) => l.slice(String(i + 1).length + 1).trim()) });
   }
   out.push({ kind: 'list', format: 'newline', values: lines });
   return out;
+}
+
+/** A markdown table's rule line, e.g. `|---|:--:|` or `--- | ---`: cells of ≥ 2 dashes with optional colons. */
+function isTableRule(line: string): boolean {
+  let s = line;
+  if (s.startsWith('|')) s = s.slice(1);
+  if (s.endsWith('|')) s = s.slice(0, -1);
+  if (s === '') return false;
+  return s.split('|').every((cell) => {
+    const c = cell.trim();
+    const from = c.startsWith(':') ? 1 : 0;
+    const to = c.length > from && c.endsWith(':') ? c.length - 1 : c.length;
+    if (to - from < 2) return false;
+    for (let i = from; i < to; i++) if (c[i] !== '-') return false;
+    return true;
+  });
+}
+
+/** A trimmed line that starts with a bullet (-, *, •) and white space. */
+function isBulleted(line: string): boolean {
+  return (line[0] === '-' || line[0] === '*' || line[0] === '•') && line.length > 1 && isSpace(line[1]);
 }
 
 /**
@@ -168,7 +230,11 @@ function readText(body: string): ParsedAnswer[] {
  */
 export function splitCells(line: string, delim: string): string[] {
   let s = line.trim();
-  if (delim === '|') s = s.replace(/^\|/, '').replace(/\|$/, '');
+  if (delim === '|') {
+    if (s.startsWith('|')) s = s.slice(1);
+    if (s.endsWith('|')) s = s.slice(0, -1);
+  }
+  const closing = closingQuotes(s, delim);
   const cells: string[] = [];
   let i = 0;
   for (;;) {
@@ -176,19 +242,35 @@ export function splitCells(line: string, delim: string): string[] {
     let end = -1;
     const q = s[i];
     if (q === '"' || q === "'") {
-      for (let k = s.indexOf(q, i + 1); k !== -1; k = s.indexOf(q, k + 1)) {
-        const rest = s.slice(k + 1).replace(/^ +/, '');
-        if (rest === '' || rest.startsWith(delim)) {
-          end = k + 1;
-          break;
-        }
-      }
+      const k = (q === '"' ? closing.double : closing.single)[i + 1];
+      if (k !== -1) end = k + 1;
     }
     const next = s.indexOf(delim, end === -1 ? i : end);
     cells.push(s.slice(i, next === -1 ? s.length : next).trim());
     if (next === -1) return cells;
     i = next + delim.length;
   }
+}
+
+/**
+ * For each position i of `s`, the first k ≥ i where a double (resp. single) quote closes a cell: the quote is
+ * followed by spaces and then the delimiter or the end. One backward pass, so quoted cells cost O(length) in all.
+ * Arrays have length + 1 entries; -1 means none.
+ */
+function closingQuotes(s: string, delim: string): { double: Int32Array; single: Int32Array } {
+  const n = s.length;
+  const double = new Int32Array(n + 1).fill(-1);
+  const single = new Int32Array(n + 1).fill(-1);
+  let afterSpaces = n; // first position ≥ k + 1 that is not a space
+  for (let k = n - 1; k >= 0; k--) {
+    double[k] = double[k + 1];
+    single[k] = single[k + 1];
+    const closes = afterSpaces === n || s.startsWith(delim, afterSpaces);
+    if (closes && s[k] === '"') double[k] = k;
+    if (closes && s[k] === "'") single[k] = k;
+    if (s[k] !== ' ') afterSpaces = k;
+  }
+  return { double, single };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -199,27 +281,101 @@ interface Prepared {
   isNull: boolean;
   text: string;
   num: number | null;
-  /** Decimals written after the point (answers only; -1 with an exponent). */
+  /**
+   * Decimals as shown. Answers: digits written after the point (0 for an integer, -1 with an exponent). Gold:
+   * decimals of its shortest text (`shownDecimals`), or as written for numeric text.
+   */
   decimals: number;
   /** Other texts a gold BLOB matches. */
   alt?: string[];
 }
 
+/** A number read from text; `decimals` as in `Prepared` (digits after the point; -1 with an exponent). */
+export interface ReadNumber {
+  num: number | null;
+  decimals: number;
+}
+
 /** Trimmed, NFC, one pair of surrounding quotes stripped, whitespace collapsed, lower-cased. */
 export function normalizeText(s: string): string {
   let t = s.trim().normalize('NFC');
-  if (t.length >= 2 && /^(["'`]).*\1$/s.test(t)) t = t.slice(1, -1);
-  return t.replace(/\s+/g, ' ').trim().toLowerCase();
+  const q = t[0];
+  if (t.length >= 2 && (q === '"' || q === "'" || q === '`') && t.endsWith(q)) t = t.slice(1, -1);
+  // Split and join rather than replace(/\s+/g, ' '): V8's global replace slows down super-linearly on 10^6-character
+  // texts with many short runs; split by one quantified class is linear.
+  return t.split(/\s+/).join(' ').trim().toLowerCase();
 }
 
-function readNumber(t: string): { num: number | null; decimals: number } {
-  let digits: string | undefined;
-  if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t)) digits = t;
-  else if (/^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/.test(t)) digits = t.replace(/,/g, '');
-  if (digits === undefined) return { num: null, decimals: 0 };
-  const point = digits.indexOf('.');
-  const decimals = digits.includes('e') ? -1 : point === -1 ? 0 : digits.length - point - 1;
-  return { num: Number(digits), decimals };
+const NOT_A_NUMBER: ReadNumber = { num: null, decimals: 0 };
+
+/**
+ * Relative slack for comparing a parsed decimal with a gold double: a few units in the last place, enough for a tie
+ * such as 19.62 vs 19.625 (neither 19.62 nor most decimals are exact in binary), far too small to let a wrong digit
+ * through. (1e-9 relative would accept 3.000000001e9 for 3e9, and 0.05 + 3 around a gold of 3e9.)
+ */
+const FLOAT_SLACK = 8 * Number.EPSILON;
+
+/**
+ * The number `t` (normalised text) writes, scanned by hand in one pass: an optional sign, then either digits with
+ * an optional point and an optional exponent (12, 12., 12.5, .5, 1e-3, 2.5E+4 lower-cased), or 1–3 digits followed
+ * by groups of `,ddd` and optional decimals (1,234,567.89). Anything else is not a number.
+ */
+export function readNumber(t: string): ReadNumber {
+  const n = t.length;
+  let i = t[0] === '+' || t[0] === '-' ? 1 : 0;
+  const digitsFrom = (from: number): number => {
+    let k = from;
+    while (k < n && isDigitCode(t.charCodeAt(k))) k++;
+    return k;
+  };
+  const intEnd = digitsFrom(i);
+  const intDigits = intEnd - i;
+  i = intEnd;
+  let grouped = false;
+  if (t[i] === ',' && intDigits >= 1 && intDigits <= 3) {
+    while (t[i] === ',') {
+      if (digitsFrom(i + 1) - (i + 1) !== 3) return NOT_A_NUMBER;
+      i += 4;
+    }
+    grouped = true;
+  }
+  let decimals = 0;
+  if (t[i] === '.') {
+    const fracEnd = digitsFrom(i + 1);
+    decimals = fracEnd - (i + 1);
+    i = fracEnd;
+    if (intDigits === 0 && decimals === 0) return NOT_A_NUMBER;
+    if (grouped && decimals === 0) return NOT_A_NUMBER;
+  } else if (intDigits === 0) {
+    return NOT_A_NUMBER;
+  }
+  if (t[i] === 'e' && !grouped) {
+    const sign = t[i + 1] === '+' || t[i + 1] === '-' ? 1 : 0;
+    const expEnd = digitsFrom(i + 1 + sign);
+    if (expEnd === i + 1 + sign) return NOT_A_NUMBER;
+    i = expEnd;
+    decimals = -1;
+  }
+  if (i !== n) return NOT_A_NUMBER;
+  return { num: Number(grouped ? t.split(',').join('') : t), decimals };
+}
+
+/**
+ * A gold number without binary noise: non-integers rounded to 15 significant digits, so a SUM that SQLite gives as
+ * 3.0000000000000004 or 0.30000000000000004 is shown, and compared, as 3 or 0.3.
+ */
+export function shownValue(g: number): number {
+  return Number.isInteger(g) || !Number.isFinite(g) ? g : Number(g.toPrecision(15));
+}
+
+/** Decimals of the shortest text of a gold number (after `shownValue`): 0 for 6 and 6.0, 1 for 15.5, 16 for 1/3. */
+export function shownDecimals(g: number): number {
+  const s = String(shownValue(g));
+  const e = s.indexOf('e');
+  const mantissa = e === -1 ? s : s.slice(0, e);
+  const point = mantissa.indexOf('.');
+  const fraction = point === -1 ? 0 : mantissa.length - point - 1;
+  return e === -1 ? fraction : Math.max(0, fraction - Number(s.slice(e + 1)));
 }
 
 function prepareText(s: string): Prepared {
@@ -234,8 +390,11 @@ function prepareAnswer(a: AnswerCell): Prepared {
 
 function prepareGold(g: SqlValue): Prepared {
   if (g === null) return { isNull: true, text: '', num: null, decimals: 0 };
-  if (typeof g === 'number') return { isNull: false, text: String(g), num: g, decimals: 0 };
-  if (typeof g === 'string') return prepareText(g);
+  if (typeof g === 'number') return { isNull: false, text: String(g), num: g, decimals: shownDecimals(g) };
+  if (typeof g === 'string') {
+    const p = prepareText(g);
+    return p.num !== null && p.decimals === -1 ? { ...p, decimals: shownDecimals(p.num) } : p;
+  }
   const hex = blobHex(g);
   let utf8: string | undefined;
   try {
@@ -249,12 +408,22 @@ function prepareGold(g: SqlValue): Prepared {
 function preparedMatch(a: Prepared, g: Prepared): boolean {
   if (a.isNull) return g.isNull || NULL_WORDS.has(g.text);
   if (g.isNull) return NULL_WORDS.has(a.text);
-  if (a.num !== null && g.num !== null) {
-    const diff = Math.abs(a.num - g.num);
-    if (diff <= 1e-6 + 1e-4 * Math.abs(g.num)) return true;
-    return a.decimals >= 1 && diff <= 0.5 * 10 ** -a.decimals + 1e-9 * Math.max(1, Math.abs(g.num));
-  }
+  if (a.num !== null && g.num !== null) return numbersMatch(a.num, a.decimals, g.num, g.decimals);
   return a.text === g.text || (g.alt?.includes(a.text) ?? false);
+}
+
+/**
+ * The number rule (header, "Lenient cell equality"): answer a written with `aDecimals` decimals (-1: exponent)
+ * against gold g shown with `gDecimals` decimals.
+ */
+function numbersMatch(a: number, aDecimals: number, g: number, gDecimals: number): boolean {
+  const shown = shownValue(g);
+  if (a === g || a === shown) return true;
+  if (aDecimals === 0) return false;
+  const slack = FLOAT_SLACK * Math.max(1, Math.abs(shown));
+  if (aDecimals === -1) return !Number.isInteger(shown) && Math.abs(a - shown) <= slack;
+  if (aDecimals < Math.min(2, gDecimals)) return false;
+  return Math.abs(a - shown) <= 0.5 * 10 ** -aDecimals + slack;
 }
 
 /** Lenient equality of one answer cell and one gold cell (rules in the header). */
@@ -286,12 +455,17 @@ function interpretationMatches(p: ParsedAnswer, gold: Prepared[][], orderMatters
       return n === 1 && gold[0].length === 1 && preparedMatch(prepareAnswer(p.value), gold[0][0]);
     case 'list': {
       if (n === 0) return p.values.length === 0;
+      // Shapes first, so a huge answer against a small gold costs no preparation.
+      const asColumn = gold[0].length === 1 && p.values.length === n;
+      const asRow = n === 1 && p.values.length === gold[0].length;
+      if (!asColumn && !asRow) return false;
       const cells = p.values.map(prepareAnswer);
-      if (gold[0].length === 1 && rowsMatch(cells.map((c) => [c]), gold, orderMatters)) return true;
-      return n === 1 && rowsMatch([cells], gold, false);
+      if (asColumn && rowsMatch(cells.map((c) => [c]), gold, orderMatters)) return true;
+      return asRow && rowsMatch([cells], gold, false);
     }
     case 'rows':
       if (n === 0) return p.rows.length === 0;
+      if (p.rows.length !== n || !p.rows.every((r) => r.length === gold[0].length)) return false;
       return rowsMatch(p.rows.map((r) => r.map(prepareAnswer)), gold, orderMatters);
     default:
       return p satisfies never;

@@ -10,22 +10,36 @@
  *   truncation stated) plus the same content as structured fields for rendering.
  * Start state: `reset` picks a question (by id, or seeded from a split/difficulty/database filter) and opens a
  *   fresh read-only copy of its database, so no episode sees another's changes.
- * Reward: correctness + progress + operational, each in `info.components`, weighted (rewards.ts has formulas).
+ * Reward: correctness + progress + operational, each in `info.components`, weighted (rewards.ts has the formulas
+ *   and properties). Shaping is paid along the way and settled on the step that answers correctly, so a correct
+ *   episode of L steps returns w_c − w_o·0.01·(L − 1) whatever it did before; progress comes only from queries that
+ *   read the database's rows, never from values the query wrote itself.
  * Episode end: an ANSWER terminates; running out of the step budget (default 10) truncates.
- * Version history: v1 — first version.
+ * Bounds: every value is clipped by the SQL worker before it arrives (src/sql/limits.ts); the observation text, the
+ *   result kept in `observation.result` and the echoed action are bounded there too, so no step can flood a caller.
+ * Version history:
+ *   v1 — first version.
+ *   v2 — rewards that cannot be gamed: settlement on success (return depends only on length), progress and the
+ *        information bonus only from queries that read rows (literals blanked), DESCRIBE/SAMPLE bonus only for the
+ *        gold SQL's tables, repeats compared after normalising SQL and never raising the potential; every value
+ *        bounded end to end.
  */
 import type { Dataset, Question } from '../data/types.ts';
 import { createRng, pick } from '../data/rng.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import { SqlError, type QueryResult } from '../sql/types.ts';
-import { actionKey, formatAction, normalizeAction, type Action, type ActionInput, type ParsedAction } from './actions.ts';
+import { actionKey } from './action-key.ts';
+import { formatAction, normalizeAction, type Action, type ActionInput, type ParsedAction } from './actions.ts';
 import { answerMatches } from './answer.ts';
 import { formatDescribe, formatTable } from './format.ts';
-import { OPERATIONAL, progressReward, totalReward, validateRewardWeights, type RewardComponents } from './rewards.ts';
+import { blankLiteralCells, tablesNamedBy } from './provenance.ts';
+import { boundedResultView, clipText } from './result-view.ts';
+import { OPERATIONAL, progressReward, settlementComponents, totalReward, validateRewardWeights, type OperationalOutcome, type RewardComponents } from './rewards.ts';
 import { resultSimilarity } from './similarity.ts';
+import { valueKey } from './verifier.ts';
 import { DEFAULT_ENV_CONFIG, type EnvConfig, type EnvState, type Observation, type ResetOptions, type ResetResult, type ResultView, type StepOutcome, type StepResult } from './types.ts';
 
-export const ENV_VERSION = 1;
+export const ENV_VERSION = 2;
 
 export class EnvUsageError extends Error {
   constructor(message: string) {
@@ -38,6 +52,8 @@ export class EnvUsageError extends Error {
 interface StepEffect {
   body: string;
   outcome: StepOutcome;
+  /** What the step earns operationally (before any settlement). */
+  pay: OperationalOutcome;
   result?: ResultView;
   table?: Observation['table'];
   error?: string;
@@ -51,17 +67,26 @@ interface Episode {
   dbKey: string;
   tables: string[];
   stepsUsed: number;
+  /** Φ: best similarity so far of a rows-reading QUERY result (literals blanked) to the gold result. */
   bestSimilarity: number;
+  /** Σ operational reward paid so far, refunded by the settlement of a correct answer. */
+  operationalSoFar: number;
   episodeReturn: number;
   terminated: boolean;
   truncated: boolean;
   actionsSeen: Set<string>;
   resultsSeen: Set<string>;
+  /** Lower-cased names of the tables whose first DESCRIBE/SAMPLE pays: the gold SQL's (all of them in free play). */
+  relevantTables: Set<string>;
 }
 
-/** A fingerprint of a result's values (column names aside), to tell whether a query showed anything new. */
+/**
+ * A fingerprint of a result's values (column names aside), to tell whether a query showed anything new. Values are
+ * already clipped by the SQL worker, so this stays within the result budget.
+ */
 function resultFingerprint(result: QueryResult): string {
-  return JSON.stringify([result.rows.map((r) => r.map((v) => (v instanceof Uint8Array ? Array.from(v) : v))), result.truncated]);
+  const rows = result.rows.map((r) => r.map(valueKey).join('\u0000'));
+  return `${result.truncated ? 't' : 'c'}${rows.join('\u0001')}`;
 }
 
 export class SqlEnv {
@@ -113,6 +138,7 @@ export class SqlEnv {
     }
     await this.executor.load(dbKey, bytes);
     const tables = await this.executor.tables(dbKey);
+    const relevant = question.freePlay ? tables : tablesNamedBy(question.gold, tables);
     this.episode = {
       question,
       seed,
@@ -120,11 +146,13 @@ export class SqlEnv {
       tables,
       stepsUsed: 0,
       bestSimilarity: 0,
+      operationalSoFar: 0,
       episodeReturn: 0,
       terminated: false,
       truncated: false,
       actionsSeen: new Set(),
       resultsSeen: new Set(),
+      relevantTables: new Set(relevant.map((t) => t.toLowerCase())),
     };
     const text = [
       `Question: ${question.question}`,
@@ -150,18 +178,17 @@ export class SqlEnv {
     if (action.type === 'ANSWER') episode.terminated = true;
     else if (episode.stepsUsed >= this.config.budget) episode.truncated = true;
 
-    const components: RewardComponents = {
-      correctness: effect.correct ? 1 : 0,
-      progress: progressReward(bestBefore, episode.bestSimilarity),
-      operational: action.type === 'ANSWER' ? 0 : OPERATIONAL[effect.outcome === 'ok' ? 'newInformation' : effect.outcome === 'nothing-new' ? 'nothingNew' : effect.outcome],
-    };
+    const components: RewardComponents = effect.correct
+      ? settlementComponents(episode.stepsUsed, bestBefore, episode.operationalSoFar)
+      : { correctness: 0, progress: progressReward(bestBefore, episode.bestSimilarity), operational: OPERATIONAL[effect.pay] };
+    episode.operationalSoFar += components.operational;
     const reward = totalReward(components, this.config.weights);
     episode.episodeReturn += reward;
     const stepsLeft = this.config.budget - episode.stepsUsed;
     const done = episode.terminated || episode.truncated;
     const ending = episode.truncated ? '\nNo steps left: the episode ended without an answer.' : '';
     const observation: Observation = {
-      text: `> ${formatAction(action)}\n${effect.body}\nSteps left: ${stepsLeft}${ending}`,
+      text: `> ${clipText(formatAction(action), this.config.maxActionEchoChars)}\n${effect.body}\nSteps left: ${stepsLeft}${ending}`,
       question: episode.question.question,
       dbId: episode.question.dbId,
       tables: episode.tables,
@@ -190,64 +217,87 @@ export class SqlEnv {
   }
 
   private async apply(episode: Episode, action: ParsedAction): Promise<StepEffect> {
-    if (action.type === 'INVALID') return { body: `Error: ${action.reason}`, outcome: 'error', error: action.reason };
+    if (action.type === 'INVALID') {
+      // A reason may quote the action back; the action may be a megabyte of model output.
+      const reason = clipText(action.reason, this.config.maxActionEchoChars);
+      return { body: `Error: ${reason}`, outcome: 'error', pay: 'error', error: reason };
+    }
     const key = actionKey(action);
     const repeated = episode.actionsSeen.has(key);
     episode.actionsSeen.add(key);
-    const effect = await this.run(episode, action);
+    const effect = await this.run(episode, action, repeated);
     // A repeat that fails is still an error; one that succeeds shows nothing new and says so.
     if (repeated && effect.outcome !== 'error' && action.type !== 'ANSWER') {
-      return { ...effect, outcome: 'repeat', body: `${effect.body}\n(Note: this exact action was already taken in this episode.)` };
+      return { ...effect, outcome: 'repeat', pay: 'repeat', body: `${effect.body}\n(Note: this action was already taken in this episode.)` };
     }
     return effect;
   }
 
   private unknownTable(episode: Episode, table: string): StepEffect | null {
     if (episode.tables.some((t) => t.toLowerCase() === table.toLowerCase())) return null;
-    const error = `Unknown table '${table}'. Tables: ${episode.tables.join(', ')}.`;
-    return { body: `Error: ${error}`, outcome: 'error', error };
+    const error = `Unknown table '${clipText(table, 100)}'. Tables: ${episode.tables.join(', ')}.`;
+    return { body: `Error: ${error}`, outcome: 'error', pay: 'error', error };
   }
 
-  private async run(episode: Episode, action: Action): Promise<StepEffect> {
+  /** What a first look at a table earns: information only when the question's gold SQL reads that table. */
+  private lookPay(episode: Episode, table: string): OperationalOutcome {
+    return episode.relevantTables.has(table.toLowerCase()) ? 'newInformation' : 'nothingNew';
+  }
+
+  private async run(episode: Episode, action: Action, repeated: boolean): Promise<StepEffect> {
     const limits = { maxRows: this.config.maxObservationRows, maxCellChars: this.config.maxCellChars, maxChars: this.config.maxObservationChars };
+    const view = { maxRows: this.config.maxObservationRows, maxCellChars: this.config.maxViewCellChars, maxChars: this.config.maxViewChars };
     try {
       switch (action.type) {
         case 'DESCRIBE': {
           const unknown = this.unknownTable(episode, action.table);
           if (unknown) return unknown;
           const table = await this.executor.describe(episode.dbKey, action.table);
-          return { body: formatDescribe(table), outcome: 'ok', table };
+          return { body: formatDescribe(table), outcome: 'ok', pay: this.lookPay(episode, table.name), table };
         }
         case 'SAMPLE': {
           const unknown = this.unknownTable(episode, action.table);
           if (unknown) return unknown;
           const sample = await this.executor.sample(episode.dbKey, action.table, this.config.sampleRows);
-          const result: ResultView = { columns: sample.columns, rows: sample.rows, totalRows: sample.rows.length };
-          return { body: formatTable(sample.columns, sample.rows, sample.rows.length, limits), outcome: 'ok', result };
+          const result = boundedResultView(sample.columns, sample.rows, sample.rows.length, view);
+          return { body: formatTable(sample.columns, sample.rows, sample.rows.length, limits, { clippedCells: sample.clippedCells, truncatedBy: sample.truncatedBy }), outcome: 'ok', pay: this.lookPay(episode, action.table), result };
         }
         case 'QUERY': {
-          const full = await this.executor.query(episode.dbKey, action.sql, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs });
+          const full = await this.executor.query(episode.dbKey, action.sql, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs, compareWithEmpty: true });
           const totalRows = full.truncated ? null : full.rows.length;
-          const similarity = full.truncated || episode.question.freePlay ? 0 : resultSimilarity(full, episode.question.goldResult, episode.question.orderMatters);
-          episode.bestSimilarity = Math.max(episode.bestSimilarity, similarity);
+          const body = formatTable(full.columns, full.rows, totalRows, limits, { clippedCells: full.clippedCells, truncatedBy: full.truncatedBy });
+          const result = boundedResultView(full.columns, full.rows, totalRows, view);
+          const own = blankLiteralCells(full, action.sql);
+          if (!full.readsData || own.allLiteral) {
+            const why = full.readsData ? 'every value in it is a literal written in the query' : 'the same statement gives it on an empty copy of the database';
+            return { body: `${body}\n(This result shows nothing from the database: ${why}. It earns nothing.)`, outcome: 'content-free', pay: 'nothingNew', result, similarity: 0 };
+          }
+          const similarity = full.truncated || episode.question.freePlay ? 0 : resultSimilarity(own.table, episode.question.goldResult, episode.question.orderMatters);
+          // A repeat never raises the potential, even when its normalised key is shared with an earlier statement
+          // that failed (see action-key.ts), so repeats earn exactly 0 progress.
+          if (!repeated) episode.bestSimilarity = Math.max(episode.bestSimilarity, similarity);
           const fingerprint = resultFingerprint(full);
           const isNew = !episode.resultsSeen.has(fingerprint);
           episode.resultsSeen.add(fingerprint);
-          const result: ResultView = { columns: full.columns, rows: full.rows.slice(0, this.config.maxObservationRows), totalRows };
-          return { body: formatTable(full.columns, full.rows, totalRows, limits), outcome: isNew ? 'ok' : 'nothing-new', result, similarity };
+          return { body, outcome: isNew ? 'ok' : 'nothing-new', pay: isNew ? 'newInformation' : 'nothingNew', result, similarity };
         }
         case 'ANSWER': {
-          if (episode.question.freePlay) return { body: 'Answer noted. Free play has no gold answer, so there is no correctness reward.', outcome: 'ok', correct: false };
+          if (episode.question.freePlay) return { body: 'Answer noted. Free play has no gold answer, so there is no correctness reward.', outcome: 'ok', pay: 'nothingNew', correct: false };
           const verdict = answerMatches(action.value, episode.question.goldResult, episode.question.orderMatters);
-          return { body: verdict.match ? 'Answer submitted: correct.' : 'Answer submitted: incorrect.', outcome: 'ok', correct: verdict.match };
+          return { body: verdict.match ? 'Answer submitted: correct.' : 'Answer submitted: incorrect.', outcome: 'ok', pay: 'nothingNew', correct: verdict.match };
         }
         default:
           return action satisfies never;
       }
     } catch (e) {
-      if (!(e instanceof SqlError)) throw e;
-      const error = e.kind === 'timeout' ? `${e.message} Simplify the query (add a LIMIT, avoid cross joins).` : e.message;
-      return { body: `Error: ${error}`, outcome: 'error', error };
+      // No text may break a step: anything that is not a SQL failure is reported as an error observation too.
+      const error =
+        e instanceof SqlError
+          ? e.kind === 'timeout'
+            ? `${e.message} Simplify the query (add a LIMIT, avoid cross joins).`
+            : clipText(e.message, this.config.maxActionEchoChars)
+          : `The environment could not process this step (${e instanceof Error ? `${e.name}: ${clipText(e.message, 200)}` : 'unknown failure'}); the episode goes on.`;
+      return { body: `Error: ${error}`, outcome: 'error', pay: 'error', error };
     }
   }
 

@@ -4,7 +4,8 @@
 import type { Difficulty, SplitSelector } from '../data/types.ts';
 import type { SqlValue, TableInfo } from '../sql/types.ts';
 import type { ParsedAction } from './actions.ts';
-import type { RewardComponents, RewardWeights } from './rewards.ts';
+import { VALUE_LIMITS } from '../sql/limits.ts';
+import { DEFAULT_REWARD_WEIGHTS, type RewardComponents, type RewardWeights } from './rewards.ts';
 
 export interface EnvConfig {
   /** Steps per episode; the episode is truncated when they run out without an ANSWER. */
@@ -17,6 +18,12 @@ export interface EnvConfig {
   maxCellChars: number;
   /** Characters of one result table in an observation. */
   maxObservationChars: number;
+  /** Characters kept of one cell in `observation.result` (what step info, transcripts and the page keep). */
+  maxViewCellChars: number;
+  /** Characters kept of all cells of `observation.result` together. */
+  maxViewChars: number;
+  /** Characters of the action echoed at the top of an observation. */
+  maxActionEchoChars: number;
   /** Rows of a QUERY result kept for the progress similarity. */
   verifyRows: number;
   /** Time limit of one QUERY, in milliseconds. */
@@ -24,15 +31,19 @@ export interface EnvConfig {
   weights: RewardWeights;
 }
 
+/** Defaults; every size comes from the one table of value budgets, `VALUE_LIMITS`. */
 export const DEFAULT_ENV_CONFIG: EnvConfig = {
   budget: 10,
   sampleRows: 5,
-  maxObservationRows: 20,
-  maxCellChars: 60,
-  maxObservationChars: 2_000,
-  verifyRows: 10_000,
+  maxObservationRows: VALUE_LIMITS.observationRows,
+  maxCellChars: VALUE_LIMITS.observationCellChars,
+  maxObservationChars: VALUE_LIMITS.observationChars,
+  maxViewCellChars: VALUE_LIMITS.viewCellChars,
+  maxViewChars: VALUE_LIMITS.viewChars,
+  maxActionEchoChars: VALUE_LIMITS.actionEchoChars,
+  verifyRows: VALUE_LIMITS.rows,
   queryTimeoutMs: 2_000,
-  weights: { correctness: 1, progress: 0.2, operational: 1 },
+  weights: { ...DEFAULT_REWARD_WEIGHTS },
 };
 
 export interface ResetOptions {
@@ -69,7 +80,11 @@ export interface Observation {
   error?: string;
 }
 
-export type StepOutcome = 'ok' | 'nothing-new' | 'repeat' | 'error';
+/**
+ * How a step went: 'ok' (it showed something), 'nothing-new' (a result already seen), 'content-free' (a query
+ * whose result does not depend on the database's rows), 'repeat' (the same action again), 'error'.
+ */
+export type StepOutcome = 'ok' | 'nothing-new' | 'content-free' | 'repeat' | 'error';
 
 export interface StepInfo {
   action: ParsedAction;

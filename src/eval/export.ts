@@ -4,8 +4,14 @@
  * records; the page turns the text into a download.
  *
  * CSV follows RFC 4180: fields are separated by commas, lines end with CRLF, and a field holding a comma, a double
- * quote, a CR or an LF is wrapped in double quotes with each inner quote doubled. Text is written as is (no
- * spreadsheet-formula escaping), so what a tool reads back is exactly the record's value.
+ * quote, a CR or an LF is wrapped in double quotes with each inner quote doubled.
+ *
+ * Formula injection (OWASP "CSV Injection"): a spreadsheet runs a cell that starts with `=`, `+`, `-`, `@`, a tab or
+ * a CR as a formula, and records carry text from models and databases. Such a field is written as text: prefixed
+ * with a single quote `'` and wrapped in double quotes (inner quotes doubled), so `=1+1` is written `"'=1+1"` and a
+ * spreadsheet shows `'=1+1`. A field that is a plain decimal number (`-0.05`, `+3`, `1e-7`) is left alone: it cannot
+ * hold a formula, and the reward columns are often negative, so spreadsheets and pandas still read them as numbers.
+ * Everything else is written as is, so what a tool reads back is exactly the record's value.
  */
 import { toJsonl, type EpisodeRecord } from './transcript.ts';
 
@@ -39,9 +45,18 @@ export const CSV_COLUMNS: readonly CsvColumn[] = [
   { header: 'actions', value: (r) => r.transcript.map((s) => s.actionText).join(ACTION_SEPARATOR) },
 ];
 
-/** One CSV field, quoted when it must be (RFC 4180). Numbers keep full precision; booleans are `true`/`false`. */
+/** First characters that make a spreadsheet read a cell as a formula (OWASP's list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number, optionally signed, with an optional exponent: safe to leave unescaped. */
+const PLAIN_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * One CSV field, quoted when it must be (RFC 4180), and written as text when a spreadsheet would run it as a formula
+ * (see the header). Numbers keep full precision; booleans are `true`/`false`.
+ */
 export function csvField(value: string | number | boolean): string {
   const text = String(value);
+  if (FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) return `"'${text.replaceAll('"', '""')}"`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

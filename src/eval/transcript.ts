@@ -8,6 +8,8 @@ import type { RewardComponents } from '../env/rewards.ts';
 import type { ResultView, StepOutcome, StepResult } from '../env/types.ts';
 import type { TableInfo } from '../sql/types.ts';
 import { blobHex } from '../env/verifier.ts';
+import { clipText } from '../env/result-view.ts';
+import { VALUE_LIMITS } from '../sql/limits.ts';
 
 export interface TranscriptStep {
   action: ParsedAction;
@@ -57,12 +59,30 @@ export function generationRecord(stats: GenerationRecord): GenerationRecord {
   };
 }
 
+/** The action with its text cut to `max` characters, so a saved step stays small whatever was typed. */
+function boundedAction(action: ParsedAction, max: number): ParsedAction {
+  switch (action.type) {
+    case 'DESCRIBE':
+    case 'SAMPLE':
+      return { ...action, table: clipText(action.table, max) };
+    case 'QUERY':
+      return { ...action, sql: clipText(action.sql, max) };
+    case 'ANSWER':
+      return { ...action, value: clipText(action.value, max) };
+    case 'INVALID':
+      return { ...action, raw: clipText(action.raw, max) };
+    default:
+      return action satisfies never;
+  }
+}
+
 /** The record of one step, from what `step` returned. */
 export function transcriptStep(result: StepResult, rawText?: string): TranscriptStep {
   const { observation, info } = result;
   return {
-    action: info.action,
-    actionText: formatAction(info.action),
+    action: boundedAction(info.action, VALUE_LIMITS.transcriptActionChars),
+    // A person can type a 1 MB action; a saved run keeps its start (the UI shows less still).
+    actionText: clipText(formatAction(info.action), VALUE_LIMITS.transcriptActionChars),
     observation: observation.text,
     reward: result.reward,
     components: info.components,

@@ -14,7 +14,7 @@
  * 1.125 bytes) or 'q4g32' (0.625 bytes); everything else f32 (norm weights, biases, adapters and their gradients,
  * activations, KV cache) or u32 (token ids, positions, sampler keys and results).
  */
-import { GpuShapeError } from './errors.ts';
+import { GpuError, GpuShapeError } from './errors.ts';
 import { checkWeightShape, weightBytes, type WeightFormat } from './quant.ts';
 import { splitRows, type RowChunk } from './split.ts';
 
@@ -253,6 +253,37 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
     totalBytes: entries.reduce((a, e) => a + e.bytes, 0),
     largestBufferBytes: largest,
   };
+}
+
+/** A plan (or another allocation sized from untrusted files) larger than the budget it must fit: refused before any buffer exists. */
+export class MemoryBudgetError extends GpuError {
+  constructor(
+    readonly what: string,
+    readonly neededBytes: number,
+    readonly budgetBytes: number,
+    hint: string,
+  ) {
+    super(`${what} needs ${formatBytes(neededBytes)}, more than the budget of ${formatBytes(budgetBytes)}. ${hint}`);
+    this.name = 'MemoryBudgetError';
+  }
+}
+
+/**
+ * Throws MemoryBudgetError unless the whole plan fits `budgetBytes`: call it after planMemory and before
+ * allocatePlan, or before decoding weights sized from a config, so a config that is plausible field by field but
+ * too large as a whole (or a damaged one) is refused with a message instead of running the page out of memory.
+ * `what` names the model (e.g. its config file) in the message.
+ */
+export function checkPlanFits(plan: MemoryPlan, budgetBytes: number, what = 'The model'): void {
+  if (!(plan.totalBytes <= budgetBytes)) {
+    const { numLayers: L, hiddenSize: C, vocabSize: V } = plan.dims;
+    throw new MemoryBudgetError(
+      `${what} (L=${L}, C=${C}, V=${V}; weights ${formatBytes(plan.byKind.weight)}, B=${plan.options.batch}, S=${plan.options.context})`,
+      plan.totalBytes,
+      budgetBytes,
+      'Pick a smaller model, a shorter context or quantised weights, or check that config.json belongs to this checkpoint.',
+    );
+  }
 }
 
 export function formatBytes(bytes: number): string {

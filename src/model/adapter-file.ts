@@ -19,7 +19,8 @@
  */
 import type { ModelConfig } from './config.ts';
 import { LORA_TARGETS, LoraConfigError, loraShapes, parsePeftAdapterConfig, peftTensorName, toPeftAdapterConfig, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraPair, type LoraTarget } from './lora.ts';
-import { readSafetensors, SafetensorsError, writeSafetensors, type DecodedTensor, type SafetensorsDtype, type TensorToWrite } from './safetensors.ts';
+import { checkBytesFit } from './model-budget.ts';
+import { NonFiniteTensorError, readSafetensors, SafetensorsError, writeSafetensors, type DecodedTensor, type SafetensorsDtype, type TensorToWrite } from './safetensors.ts';
 import { projectionPrefix } from './weights.ts';
 
 export const ADAPTER_WEIGHTS_FILE = 'adapter_model.safetensors';
@@ -147,6 +148,7 @@ export function readPeftAdapter(files: { safetensors: Uint8Array; configJson: st
   if (!(files.safetensors instanceof Uint8Array)) throw new AdapterFileError(ADAPTER_WEIGHTS_FILE, 'is missing: a PEFT adapter needs adapter_model.safetensors and adapter_config.json');
   if (typeof files.configJson !== 'string') throw new AdapterFileError(ADAPTER_CONFIG_FILE, 'is missing: a PEFT adapter needs adapter_model.safetensors and adapter_config.json');
   const { lora, targeted } = readPeftConfig(files.configJson, model);
+  checkAdapterFits(model, lora);
   const tensors = readAdapterTensors(files.safetensors);
 
   const layers: LoraAdapter['layers'] = [];
@@ -187,6 +189,23 @@ export function readPeftAdapter(files: { safetensors: Uint8Array; configJson: st
   return adapter;
 }
 
+/** Bytes an adapter's f32 A and B may take in memory (Qwen3-0.6B at rank 64 on all seven projections: 0.2 GB). */
+export const MAX_ADAPTER_BYTES = 1024 ** 3;
+
+/** Refuses (before anything is allocated) an adapter whose f32 pairs for every layer would exceed MAX_ADAPTER_BYTES. */
+function checkAdapterFits(model: ModelConfig, lora: LoraConfig): void {
+  let elements = 0;
+  for (const t of lora.targetModules) {
+    const s = loraShapes(model, lora, t);
+    elements += s.a[0] * s.a[1] + s.b[0] * s.b[1];
+  }
+  try {
+    checkBytesFit(`${ADAPTER_CONFIG_FILE} (r = ${lora.rank} on ${lora.targetModules.join(', ')}, ${model.numLayers} layers)`, elements * model.numLayers * 4, MAX_ADAPTER_BYTES, 'Pick an adapter of a smaller rank.');
+  } catch (e) {
+    throw new AdapterFileError(ADAPTER_CONFIG_FILE, `field "r": ${(e as Error).message}`, null, { cause: e });
+  }
+}
+
 /** The LoRA config of an adapter_config.json, checked against `model` (what the engine must be planned with). */
 export function readPeftAdapterConfig(configJson: string, model: ModelConfig): LoraConfig {
   return readPeftConfig(configJson, model).lora;
@@ -223,10 +242,42 @@ function readPeftConfig(configJson: string, model: ModelConfig): { lora: LoraCon
   }
 }
 
+/** Longest target/exclude regex accepted; PEFT's own are under 100 characters. */
+const MAX_REGEX_LENGTH = 300;
+/** Most unbounded quantifiers (`*`, `+`, `{n,}`) in one regex: k of them can cost (name length)^k steps. */
+const MAX_REGEX_QUANTIFIERS = 3;
+
+/**
+ * Refuses a regex that could backtrack for a long time on a module name — a repeated group that itself holds a
+ * quantifier or an alternation (`(a+)+`, `(a|a)*`), a backreference, or more than three unbounded quantifiers:
+ * adapter_config.json is untrusted and must not hang the page. PEFT's own patterns (`.*\.(q_proj|v_proj)`,
+ * `model\.layers\.\d+\.self_attn\.(q|k)_proj`) pass.
+ */
+function checkRegexSafe(field: string, spec: string): void {
+  const refuse = (why: string): never => {
+    throw new LoraConfigError(field, `regex ${JSON.stringify(spec.slice(0, 100))} ${why}, which can make matching take exponential time; list the module names instead`);
+  };
+  if (spec.length > MAX_REGEX_LENGTH) refuse(`has ${spec.length} characters (at most ${MAX_REGEX_LENGTH})`);
+  if (/\\[1-9k]/.test(spec)) refuse('uses a backreference');
+  // Escapes and character classes are single atoms: blank them so only the structure is left.
+  const plain = spec.replace(/\\./g, 'e').replace(/\[(?:[^\]\\]|\\.)*\]/g, 'c');
+  if ((plain.match(/[*+]|\{\d*,\d*\}/g) ?? []).length > MAX_REGEX_QUANTIFIERS) refuse(`has more than ${MAX_REGEX_QUANTIFIERS} unbounded quantifiers`);
+  const open: number[] = [];
+  for (let i = 0; i < plain.length; i++) {
+    if (plain[i] === '(') open.push(i);
+    else if (plain[i] === ')') {
+      const start = open.pop() ?? 0;
+      const repeated = plain[i + 1] === '*' || plain[i + 1] === '+' || plain[i + 1] === '{';
+      if (repeated && /[*+|{]/.test(plain.slice(start + 1, i))) refuse('repeats a group that holds a quantifier or an alternation');
+    }
+  }
+}
+
 /** PEFT's module matching: a regex string must match the whole name; a list entry the name or its last parts. */
 function moduleMatcher(field: string, spec: unknown): ((key: string) => boolean) | null {
   if (spec === undefined || spec === null) return null;
   if (typeof spec === 'string') {
+    checkRegexSafe(field, spec);
     let re: RegExp;
     try {
       re = new RegExp(`^(?:${spec})$`);
@@ -263,7 +314,7 @@ function layerFilter(json: Record<string, unknown>, regexTargets: boolean): (lay
   const spec = json.layers_to_transform;
   if (spec === undefined || spec === null || regexTargets) return () => true;
   const list = typeof spec === 'number' ? [spec] : spec;
-  if (!Array.isArray(list) || !list.every((n) => Number.isInteger(n))) throw new LoraConfigError('layers_to_transform', `expected a layer index or a list of them, got ${JSON.stringify(spec)}`);
+  if (!Array.isArray(list) || list.length > 4096 || !list.every((n) => Number.isInteger(n))) throw new LoraConfigError('layers_to_transform', `expected a layer index or a list of them, got ${JSON.stringify(spec)}`);
   if (list.length === 0) return () => true;
   const pattern = json.layers_pattern;
   const patterns = pattern === undefined || pattern === null ? [] : Array.isArray(pattern) ? pattern : [pattern];
@@ -277,9 +328,10 @@ function layerFilter(json: Record<string, unknown>, regexTargets: boolean): (lay
 function readAdapterTensors(bytes: Uint8Array): Map<string, DecodedTensor> {
   let decoded: Map<string, DecodedTensor>;
   try {
-    decoded = readSafetensors(bytes).tensors;
+    decoded = readSafetensors(bytes, ADAPTER_WEIGHTS_FILE, { requireFinite: true }).tensors;
   } catch (e) {
-    if (e instanceof SafetensorsError) throw new AdapterFileError(ADAPTER_WEIGHTS_FILE, `is not a valid safetensors file: ${e.message}`, null, { cause: e });
+    if (e instanceof NonFiniteTensorError) throw new AdapterFileError(ADAPTER_WEIGHTS_FILE, `value ${e.index} is ${e.value}: the adapter diverged or the file is damaged`, e.tensor, { cause: e });
+    if (e instanceof SafetensorsError) throw new AdapterFileError(ADAPTER_WEIGHTS_FILE, `is not a valid safetensors file: ${e.message}`, e.tensor, { cause: e });
     throw e;
   }
   const out = new Map<string, DecodedTensor>();

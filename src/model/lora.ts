@@ -60,9 +60,20 @@ export class LoraConfigError extends Error {
   }
 }
 
+/** Largest LoRA rank accepted (PEFT's "r"): published adapters use 4–256; more is a damaged or crafted file. */
+export const MAX_LORA_RANK = 1024;
+/** Largest |alpha| accepted (PEFT's "lora_alpha"): published adapters use 8–512. */
+export const MAX_LORA_ALPHA = 65536;
+
 export function validateLoraConfig(config: LoraConfig): void {
-  if (!Number.isInteger(config.rank) || config.rank <= 0) throw new LoraConfigError('rank', `must be a positive integer, got ${config.rank}`);
-  if (!Number.isFinite(config.alpha)) throw new LoraConfigError('alpha', `must be a finite number, got ${config.alpha}`);
+  if (!Number.isSafeInteger(config.rank) || config.rank <= 0 || config.rank > MAX_LORA_RANK) {
+    throw new LoraConfigError('rank', `must be a positive integer at most ${MAX_LORA_RANK} (PEFT "r"), got ${config.rank}`);
+  }
+  if (!Number.isFinite(config.alpha) || config.alpha <= 0 || config.alpha > MAX_LORA_ALPHA) {
+    throw new LoraConfigError('alpha', `must be a finite number in (0, ${MAX_LORA_ALPHA}] (PEFT "lora_alpha"), got ${config.alpha}`);
+  }
+  if (!(config.dropout >= 0 && config.dropout < 1)) throw new LoraConfigError('dropout', `must be in [0, 1) (PEFT "lora_dropout"), got ${config.dropout}`);
+  if (!Array.isArray(config.targetModules) || config.targetModules.length > LORA_TARGETS.length * 4) throw new LoraConfigError('target_modules', 'must list at most the seven projections');
   if (config.targetModules.length === 0) throw new LoraConfigError('target_modules', 'names no projection');
   for (const t of config.targetModules) {
     if (!(LORA_TARGETS as readonly string[]).includes(t)) {

@@ -6,14 +6,24 @@
  *
  * The parse is split so a browser can read a header from a ranged fetch before the data arrives
  * (`headerLength`, `parseSafetensorsHeader`) and decode tensors one at a time (`decodeTensor`), or hand the raw bytes
- * of a tensor to the GPU (`tensorBytes`). Every failure is a `SafetensorsError` subclass naming the file part at
- * fault. A little-endian host is assumed (every browser engine and Node on x86/ARM).
+ * of a tensor to the GPU (`tensorBytes`). Every failure is a `SafetensorsError` subclass naming the file (callers pass
+ * its name) and the tensor at fault. A little-endian host is assumed (every browser engine and Node on x86/ARM).
+ *
+ * Files are untrusted: the header length is checked against the file size and a 100 MB cap before any JSON is
+ * parsed; every entry needs a known dtype, a shape of safe non-negative integers whose byte size equals its
+ * data_offsets span, and offsets inside the data section; the tensors must tile that section with no overlap or gap
+ * (OverlappingTensorsError). Nothing is allocated from a header's numbers until they are checked against the bytes
+ * actually present. `requireFinite` refuses NaN/±Infinity values by tensor name (NonFiniteTensorError).
  */
 
 export type SafetensorsDtype = 'F32' | 'F16' | 'BF16';
 const DTYPE_BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
 /** The reference implementation's limit; a larger header is taken as corruption. */
 const MAX_HEADER_BYTES = 100 * 1024 * 1024;
+/** Rank limit of one tensor (the reference has none; a Qwen checkpoint's deepest is 2). */
+const MAX_RANK = 8;
+/** Default name in messages when the caller does not say which file the bytes came from. */
+const UNNAMED = 'safetensors file';
 
 export interface TensorInfo {
   name: string;
@@ -29,10 +39,20 @@ export interface SafetensorsHeader {
   metadata: Record<string, string>;
   /** Byte offset of the data section in the file: 8 + N. */
   dataOffset: number;
+  /** The file's name (for messages), e.g. `model-00001-of-00002.safetensors`. */
+  file: string;
 }
 
+/** Base class: every failure names the file and, where one is at fault, the tensor. */
 export class SafetensorsError extends Error {
   override name = 'SafetensorsError';
+  constructor(
+    message: string,
+    readonly file: string | null = null,
+    readonly tensor: string | null = null,
+  ) {
+    super(message);
+  }
 }
 export class TruncatedFileError extends SafetensorsError {
   override name = 'TruncatedFileError';
@@ -43,81 +63,141 @@ export class CorruptHeaderError extends SafetensorsError {
 export class UnknownDtypeError extends SafetensorsError {
   override name = 'UnknownDtypeError';
   constructor(
-    readonly tensor: string,
+    tensor: string,
     readonly dtype: string,
+    file: string = UNNAMED,
   ) {
-    super(`Tensor "${tensor}" has dtype ${dtype}; only F32, F16 and BF16 are supported. Convert the checkpoint to bf16 or f16.`);
+    super(`${file}: tensor "${tensor}" has dtype ${dtype}; only F32, F16 and BF16 are supported. Convert the checkpoint to bf16 or f16.`, file, tensor);
   }
 }
 export class OffsetOutOfRangeError extends SafetensorsError {
   override name = 'OffsetOutOfRangeError';
 }
+/** Two tensors claim the same bytes: a crafted or damaged header (the reference refuses it too). */
+export class OverlappingTensorsError extends CorruptHeaderError {
+  override name = 'OverlappingTensorsError';
+  constructor(
+    file: string,
+    tensor: string,
+    readonly other: string,
+    detail: string,
+  ) {
+    super(`${file}: tensors "${other}" and "${tensor}" overlap (${detail}). The header is damaged or crafted; copy the file again from its source.`, file, tensor);
+  }
+}
+/** A NaN or ±Infinity weight: a diverged or damaged checkpoint would give garbage logits silently. */
+export class NonFiniteTensorError extends SafetensorsError {
+  override name = 'NonFiniteTensorError';
+  constructor(
+    file: string,
+    tensor: string,
+    readonly index: number,
+    readonly value: number,
+  ) {
+    super(`${file}: tensor "${tensor}" holds ${value} at element ${index}. A model with NaN or infinite weights gives meaningless output; use an undamaged copy or an earlier checkpoint.`, file, tensor);
+  }
+}
 
 /** N from the first 8 bytes (enough for a ranged fetch of the header). */
-export function headerLength(first8: Uint8Array): number {
-  if (first8.length < 8) throw new TruncatedFileError(`Safetensors file too short: ${first8.length} bytes, the header length alone takes 8`);
+export function headerLength(first8: Uint8Array, file: string = UNNAMED): number {
+  if (first8.length < 8) throw new TruncatedFileError(`${file}: too short, ${first8.length} bytes; the header length alone takes 8`, file);
   const view = new DataView(first8.buffer, first8.byteOffset, 8);
   const n = view.getBigUint64(0, true);
-  if (n > BigInt(MAX_HEADER_BYTES)) throw new CorruptHeaderError(`Safetensors header length ${n} bytes exceeds ${MAX_HEADER_BYTES}: not a safetensors file?`);
+  if (n > BigInt(MAX_HEADER_BYTES)) throw new CorruptHeaderError(`${file}: header length ${n} bytes exceeds ${MAX_HEADER_BYTES}: not a safetensors file?`, file);
   return Number(n);
 }
 
+function isSafeCount(x: unknown): x is number {
+  return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+}
+
 /**
- * Parses the header. `bytes` must hold at least 8 + N bytes; `fileSize` (default bytes.length) is used to check that
- * every tensor's data lies inside the file.
+ * Parses and checks the header. `bytes` must hold at least 8 + N bytes. `fileSize` (default bytes.length; null when
+ * unknown, as for a download whose length was not sent) bounds the header and every tensor's data; when known, the
+ * tensors must tile the data section exactly — no overlap, no gap, no trailing bytes — as the reference reader demands.
+ * `file` names the file in every error.
  */
-export function parseSafetensorsHeader(bytes: Uint8Array, fileSize = bytes.length): SafetensorsHeader {
-  const n = headerLength(bytes);
-  if (bytes.length < 8 + n) throw new TruncatedFileError(`Safetensors header needs ${8 + n} bytes, the file has ${bytes.length}`);
+export function parseSafetensorsHeader(bytes: Uint8Array, fileSize: number | null = bytes.length, file: string = UNNAMED): SafetensorsHeader {
+  const n = headerLength(bytes, file);
+  if (fileSize !== null && 8 + n > fileSize) throw new TruncatedFileError(`${file}: the header claims ${n} bytes, the file has ${fileSize} (truncated download?)`, file);
+  if (bytes.length < 8 + n) throw new TruncatedFileError(`${file}: the header needs ${8 + n} bytes, only ${bytes.length} are here`, file);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)));
   } catch (e) {
-    throw new CorruptHeaderError(`Safetensors header is not valid UTF-8 JSON: ${(e as Error).message}`);
+    throw new CorruptHeaderError(`${file}: the header is not valid UTF-8 JSON (${(e as Error).message}); not a safetensors file, or damaged`, file);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CorruptHeaderError('Safetensors header is not a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CorruptHeaderError(`${file}: the header is not a JSON object`, file);
   const dataOffset = 8 + n;
-  const dataSize = fileSize - dataOffset;
+  const dataSize = fileSize === null ? null : fileSize - dataOffset;
   const tensors = new Map<string, TensorInfo>();
   let metadata: Record<string, string> = {};
+  const corrupt = (name: string, detail: string) => new CorruptHeaderError(`${file}: entry "${name}" ${detail}`, file, name);
   for (const [name, entry] of Object.entries(json as Record<string, unknown>)) {
     if (name === '__metadata__') {
-      metadata = (entry ?? {}) as Record<string, string>;
+      metadata = checkMetadata(file, entry);
       continue;
     }
     const e = entry as { dtype?: unknown; shape?: unknown; data_offsets?: unknown } | null;
-    if (typeof e !== 'object' || e === null) throw new CorruptHeaderError(`Safetensors entry "${name}" is not an object`);
-    if (typeof e.dtype !== 'string') throw new CorruptHeaderError(`Safetensors entry "${name}" has no dtype`);
-    if (!(e.dtype in DTYPE_BYTES)) throw new UnknownDtypeError(name, e.dtype);
+    if (typeof e !== 'object' || e === null || Array.isArray(e)) throw corrupt(name, 'is not an object');
+    if (typeof e.dtype !== 'string') throw corrupt(name, 'has no dtype');
+    if (!Object.hasOwn(DTYPE_BYTES, e.dtype)) throw new UnknownDtypeError(name, e.dtype.slice(0, 40), file);
     const dtype = e.dtype as SafetensorsDtype;
     const shape = e.shape;
-    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && (d as number) >= 0)) {
-      throw new CorruptHeaderError(`Safetensors entry "${name}" has an invalid shape ${JSON.stringify(shape)}`);
+    if (!Array.isArray(shape) || shape.length > MAX_RANK || !shape.every(isSafeCount)) {
+      throw corrupt(name, `has an invalid shape ${JSON.stringify(shape)?.slice(0, 80)} (at most ${MAX_RANK} non-negative integers)`);
     }
     const off = e.data_offsets;
-    if (!Array.isArray(off) || off.length !== 2 || !off.every((o) => Number.isInteger(o) && (o as number) >= 0)) {
-      throw new CorruptHeaderError(`Safetensors entry "${name}" has invalid data_offsets ${JSON.stringify(off)}`);
+    if (!Array.isArray(off) || off.length !== 2 || !off.every(isSafeCount)) {
+      throw corrupt(name, `has invalid data_offsets ${JSON.stringify(off)?.slice(0, 80)} (two non-negative integers)`);
     }
     const [begin, end] = off as [number, number];
-    const want = (shape as number[]).reduce((a, b) => a * b, 1) * DTYPE_BYTES[dtype];
-    if (end < begin || end - begin !== want) {
-      throw new CorruptHeaderError(`Safetensors entry "${name}": data_offsets [${begin}, ${end}] hold ${end - begin} bytes, shape [${shape.join(', ')}] × ${dtype} needs ${want}`);
+    // A crafted shape's byte count can pass 2^53 (or Infinity): only a safe integer can equal a real span.
+    const count = shape.reduce((a, b) => a * b, 1);
+    const want = count * DTYPE_BYTES[dtype];
+    if (end < begin || !Number.isSafeInteger(want) || end - begin !== want) {
+      throw corrupt(name, `has data_offsets [${begin}, ${end}] holding ${end - begin} bytes; shape [${shape.join(', ')}] × ${dtype} needs ${want}`);
     }
-    if (end > dataSize) {
-      throw new OffsetOutOfRangeError(`Safetensors entry "${name}": data ends at byte ${end} of the data section, which has ${dataSize} (truncated download?)`);
+    if (dataSize !== null && end > dataSize) {
+      throw new OffsetOutOfRangeError(`${file}: entry "${name}" ends at byte ${end} of the data section, which has ${dataSize} (truncated download?)`, file, name);
     }
-    tensors.set(name, { name, dtype, shape: shape as number[], begin, end });
+    tensors.set(name, { name, dtype, shape, begin, end });
   }
-  return { tensors, metadata, dataOffset };
+  checkTiling(file, tensors, dataSize);
+  return { tensors, metadata, dataOffset, file };
+}
+
+function checkMetadata(file: string, entry: unknown): Record<string, string> {
+  if (entry === null || entry === undefined) return {};
+  if (typeof entry !== 'object' || Array.isArray(entry) || !Object.values(entry).every((v) => typeof v === 'string')) {
+    throw new CorruptHeaderError(`${file}: "__metadata__" must map names to strings`, file, '__metadata__');
+  }
+  return { ...(entry as Record<string, string>) };
+}
+
+/** Tensors sorted by offset must follow each other with no overlap or gap, and (size known) end at the data's end. */
+function checkTiling(file: string, tensors: ReadonlyMap<string, TensorInfo>, dataSize: number | null): void {
+  const sorted = [...tensors.values()].sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let at = 0;
+  let previous: TensorInfo | null = null;
+  for (const t of sorted) {
+    if (t.begin < at && previous !== null) throw new OverlappingTensorsError(file, t.name, previous.name, `bytes [${previous.begin}, ${previous.end}) and [${t.begin}, ${t.end}) of the data section`);
+    if (t.begin > at) throw new CorruptHeaderError(`${file}: bytes [${at}, ${t.begin}) of the data section belong to no tensor (before "${t.name}"); the header is damaged`, file, t.name);
+    at = t.end;
+    if (t.end > t.begin || previous === null) previous = t;
+  }
+  if (dataSize !== null && at !== dataSize) {
+    throw new CorruptHeaderError(`${file}: the tensors cover ${at} bytes, the data section has ${dataSize}; the file has trailing bytes or a damaged header`, file);
+  }
 }
 
 /** The raw little-endian bytes of one tensor (a view, no copy). */
 export function tensorBytes(file: Uint8Array, header: SafetensorsHeader, name: string): Uint8Array {
   const info = header.tensors.get(name);
-  if (info === undefined) throw new SafetensorsError(`Tensor "${name}" is not in the safetensors file`);
+  if (info === undefined) throw new SafetensorsError(`${header.file}: tensor "${name}" is not in the file`, header.file, name);
   const start = header.dataOffset + info.begin;
   const end = header.dataOffset + info.end;
-  if (end > file.length) throw new TruncatedFileError(`Tensor "${name}" ends at byte ${end}, the file has ${file.length}`);
+  if (end > file.length) throw new TruncatedFileError(`${header.file}: tensor "${name}" ends at byte ${end}, the file has ${file.length}`, header.file, name);
   return file.subarray(start, end);
 }
 
@@ -210,11 +290,49 @@ function aligned(bytes: Uint8Array): ArrayBuffer {
   return copy.buffer;
 }
 
+/**
+ * Index of the first NaN or ±Infinity in raw little-endian values of `dtype`, or -1: one pass over the bit patterns
+ * (all-ones exponent), cheaper than decoding first.
+ */
+function firstNonFinite(raw: ArrayBuffer, dtype: SafetensorsDtype): number {
+  switch (dtype) {
+    case 'F32': {
+      const u = new Uint32Array(raw);
+      for (let i = 0; i < u.length; i++) if ((u[i] & 0x7f800000) === 0x7f800000) return i;
+      return -1;
+    }
+    case 'F16': {
+      const u = new Uint16Array(raw);
+      for (let i = 0; i < u.length; i++) if ((u[i] & 0x7c00) === 0x7c00) return i;
+      return -1;
+    }
+    case 'BF16': {
+      const u = new Uint16Array(raw);
+      for (let i = 0; i < u.length; i++) if ((u[i] & 0x7f80) === 0x7f80) return i;
+      return -1;
+    }
+    default:
+      return dtype satisfies never;
+  }
+}
+
+export interface DecodeOptions {
+  /** Refuse a NaN or ±Infinity value with NonFiniteTensorError (naming file, tensor and element). Default false. */
+  requireFinite?: boolean;
+}
+
 /** One tensor decoded to f32. */
-export function decodeTensor(file: Uint8Array, header: SafetensorsHeader, name: string): Float32Array {
+export function decodeTensor(file: Uint8Array, header: SafetensorsHeader, name: string, options: DecodeOptions = {}): Float32Array {
   const info = header.tensors.get(name);
-  if (info === undefined) throw new SafetensorsError(`Tensor "${name}" is not in the safetensors file`);
+  if (info === undefined) throw new SafetensorsError(`${header.file}: tensor "${name}" is not in the file`, header.file, name);
   const raw = aligned(tensorBytes(file, header, name));
+  if (options.requireFinite === true) {
+    const bad = firstNonFinite(raw, info.dtype);
+    if (bad >= 0) {
+      const value = info.dtype === 'F32' ? new Float32Array(raw)[bad] : info.dtype === 'F16' ? f16BitsToF32(new Uint16Array(raw)[bad]) : bf16BitsToF32(new Uint16Array(raw)[bad]);
+      throw new NonFiniteTensorError(header.file, name, bad, value);
+    }
+  }
   switch (info.dtype) {
     case 'F32':
       return new Float32Array(raw);
@@ -233,12 +351,12 @@ export interface DecodedTensor {
   data: Float32Array;
 }
 
-/** Parses a whole file and decodes every tensor to f32. */
-export function readSafetensors(file: Uint8Array): { tensors: Map<string, DecodedTensor>; metadata: Record<string, string> } {
-  const header = parseSafetensorsHeader(file);
+/** Parses a whole file and decodes every tensor to f32. `file` names it in errors. */
+export function readSafetensors(bytes: Uint8Array, file: string = UNNAMED, options: DecodeOptions = {}): { tensors: Map<string, DecodedTensor>; metadata: Record<string, string> } {
+  const header = parseSafetensorsHeader(bytes, bytes.length, file);
   const tensors = new Map<string, DecodedTensor>();
   for (const info of header.tensors.values()) {
-    tensors.set(info.name, { dtype: info.dtype, shape: info.shape, data: decodeTensor(file, header, info.name) });
+    tensors.set(info.name, { dtype: info.dtype, shape: info.shape, data: decodeTensor(bytes, header, info.name, options) });
   }
   return { tensors, metadata: header.metadata };
 }
@@ -263,7 +381,7 @@ export function writeSafetensors(tensors: ReadonlyMap<string, TensorToWrite>, me
   for (const [name, t] of tensors) {
     const dtype = t.dtype ?? 'F32';
     const count = t.shape.reduce((a, b) => a * b, 1);
-    if (count !== t.data.length) throw new SafetensorsError(`Tensor "${name}": shape [${t.shape.join(', ')}] needs ${count} values, got ${t.data.length}`);
+    if (count !== t.data.length) throw new SafetensorsError(`Tensor "${name}" to write: shape [${t.shape.join(', ')}] needs ${count} values, got ${t.data.length}`);
     const size = count * DTYPE_BYTES[dtype];
     header[name] = { dtype, shape: [...t.shape], data_offsets: [offset, offset + size] };
     offset += size;

@@ -121,28 +121,75 @@ export class WeightShapeError extends Error {
   }
 }
 
+/** config.json and the weights disagree (layer count, a shape, an architecture's tensors): names both files. */
+export class ConfigWeightsMismatchError extends WeightShapeError {
+  override name = 'ConfigWeightsMismatchError';
+  constructor(
+    tensor: string,
+    readonly configFile: string,
+    readonly field: string,
+    readonly weightsFile: string,
+    detail: string,
+  ) {
+    super(tensor, `${detail} (${configFile} field "${field}" disagrees with ${weightsFile}). Check that ${configFile} belongs to these weights.`);
+  }
+}
+
+export interface CheckWeightsOptions {
+  /** The file a tensor came from (for messages); default "the weights". */
+  fileOf?: (tensor: string) => string;
+  /** Default config.json. */
+  configFile?: string;
+}
+
+/** config.json fields a tensor's shape is computed from (named in a mismatch). */
+function shapeFields(name: string): string {
+  if (name === EMBED_TOKENS || name === LM_HEAD) return 'vocab_size, hidden_size';
+  if (/(input_layernorm|post_attention_layernorm)\.weight$/.test(name) || name === FINAL_NORM) return 'hidden_size';
+  if (/(q_norm|k_norm)\.weight$/.test(name)) return 'head_dim';
+  if (/(q_proj|o_proj)\./.test(name)) return 'num_attention_heads, head_dim, hidden_size';
+  if (/(k_proj|v_proj)\./.test(name)) return 'num_key_value_heads, head_dim, hidden_size';
+  return 'hidden_size, intermediate_size';
+}
+
+const LAYER = /^model\.layers\.(\d+)\.(.+)$/;
+/** The per-layer tensor suffixes of either architecture (`self_attn.q_proj.bias`, …). */
+const LAYER_SUFFIXES: ReadonlySet<string> = new Set(Object.values(layerTensorNames(0)).map((n) => n.slice('model.layers.0.'.length)));
+
 /**
- * Checks loaded tensors against the config: every expected tensor present with its exact shape and data length.
- * Extra tensors are ignored except a stray `lm_head.weight` with tied embeddings, which Hugging Face also ignores
- * (some tied checkpoints ship it); the list of ignored names is returned so a caller can log it.
+ * Checks loaded tensors (or just their header shapes) against the config: the layers present are exactly
+ * 0..num_hidden_layers−1, and every expected tensor is present with its exact shape and data length. Extra tensors
+ * are ignored except where they change the maths — a layer the config does not have, or a per-layer weight of the
+ * other architecture (q_proj.bias in a Qwen3, q_norm in a Qwen2) — and a stray `lm_head.weight` with tied embeddings,
+ * which Hugging Face also ignores (some tied checkpoints ship it); the list of ignored names is returned so a caller
+ * can log it. A disagreement throws ConfigWeightsMismatchError naming config.json's field and the weights' file.
  */
-export function checkWeights(config: ModelConfig, tensors: ReadonlyMap<string, { shape: readonly number[] }>): { ignored: string[] } {
+export function checkWeights(config: ModelConfig, tensors: ReadonlyMap<string, { shape: readonly number[] }>, options: CheckWeightsOptions = {}): { ignored: string[] } {
+  const fileOf = options.fileOf ?? (() => 'the weights');
+  const configFile = options.configFile ?? 'config.json';
+  const mismatch = (tensor: string, field: string, detail: string) => new ConfigWeightsMismatchError(tensor, configFile, field, fileOf(tensor), detail);
+  const L = config.numLayers;
+  for (const name of tensors.keys()) {
+    const m = LAYER.exec(name);
+    if (m === null) continue;
+    const layer = Number(m[1]);
+    if (layer >= L) throw mismatch(name, 'num_hidden_layers', `belongs to layer ${m[1]}, but the config has ${L} layers (0..${L - 1})`);
+  }
   const expected = expectedTensors(config);
   for (const spec of expected) {
     const t = tensors.get(spec.name);
     if (t === undefined) {
-      throw new WeightShapeError(
+      const layer = LAYER.exec(spec.name);
+      const layerMissing = layer !== null && ![...tensors.keys()].some((n) => n.startsWith(`model.layers.${layer[1]}.`));
+      if (layerMissing) throw mismatch(spec.name, 'num_hidden_layers', `missing: the config has ${L} layers, the weights hold no tensor of layer ${layer[1]}`);
+      throw mismatch(
         spec.name,
-        `missing from the checkpoint (expected shape [${spec.shape.join(', ')}] for a ${config.architecture} model). ` +
-          'Check that config.json belongs to these weights.',
+        spec.name === LM_HEAD ? 'tie_word_embeddings' : 'architectures',
+        `missing from the checkpoint (expected shape [${spec.shape.join(', ')}] for a ${config.architecture} model)`,
       );
     }
     if (t.shape.length !== spec.shape.length || t.shape.some((d, i) => d !== spec.shape[i])) {
-      throw new WeightShapeError(
-        spec.name,
-        `shape [${t.shape.join(', ')}] does not match [${spec.shape.join(', ')}] from config.json. ` +
-          'Check that config.json belongs to these weights.',
-      );
+      throw mismatch(spec.name, shapeFields(spec.name), `shape [${t.shape.join(', ')}] does not match [${spec.shape.join(', ')}] from config.json`);
     }
     const data = (t as { data?: ArrayLike<number> }).data;
     const size = spec.shape.reduce((a, b) => a * b, 1);
@@ -151,5 +198,12 @@ export function checkWeights(config: ModelConfig, tensors: ReadonlyMap<string, {
     }
   }
   const names = new Set(expected.map((s) => s.name));
-  return { ignored: [...tensors.keys()].filter((n) => !names.has(n)) };
+  const ignored = [...tensors.keys()].filter((n) => !names.has(n));
+  for (const name of ignored) {
+    const m = LAYER.exec(name);
+    if (m !== null && LAYER_SUFFIXES.has(m[2])) {
+      throw mismatch(name, 'architectures', `is a weight a ${config.architecture} model does not have; the weights are of another architecture`);
+    }
+  }
+  return { ignored };
 }

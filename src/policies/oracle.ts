@@ -4,22 +4,13 @@
  * and the source of SFT demonstrations.
  */
 import type { GoldResult } from '../data/types.ts';
+import { tablesNamedBy } from '../env/provenance.ts';
 import { blobHex } from '../env/verifier.ts';
 import type { SqlValue } from '../sql/types.ts';
-import { significantTokens, unquoteIdentifier } from '../sql/tokenize.ts';
 import type { Policy, PolicyContext, PolicyDecision } from './policy.ts';
 
-/** Tables of `tables` that `sql` mentions, in order of first mention. */
-export function tablesUsed(sql: string, tables: readonly string[]): string[] {
-  const byLower = new Map(tables.map((t) => [t.toLowerCase(), t]));
-  const used: string[] = [];
-  for (const token of significantTokens(sql)) {
-    if (token.kind !== 'word' && token.kind !== 'identifier') continue;
-    const table = byLower.get(unquoteIdentifier(token.text).toLowerCase());
-    if (table && !used.includes(table)) used.push(table);
-  }
-  return used;
-}
+/** Tables of `tables` that `sql` mentions, in order of first mention (the environment's rule for relevant tables). */
+export const tablesUsed = tablesNamedBy;
 
 /** A cell as an answer can carry it: BLOBs as hex text, which the answer verifier reads. */
 function answerCell(value: SqlValue): string | number | null {

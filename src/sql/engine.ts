@@ -2,21 +2,42 @@
  * The in-thread SQL engine: sql.js databases keyed by name, each a private in-memory copy opened from bytes with
  * `PRAGMA query_only` on. It runs statements synchronously, so it cannot stop a runaway query by itself: run it in
  * a worker (`worker-executor.ts`) wherever a time limit matters.
+ *
+ * Every result, the user's and its own metadata queries alike, is read under the value budgets (read-result.ts),
+ * so what leaves the engine is bounded whatever SQLite returned. Each database may also have an empty twin
+ * (empty-twin.ts), built from the database's bytes on the first `compareWithEmpty` query and dropped with the
+ * database; the bytes are kept until then (the caller's array, not a copy).
  */
 import type { Database, SqlJsStatic } from 'sql.js';
+import { buildEmptyTwin, sameRows } from './empty-twin.ts';
 import { checkReadOnlySql } from './guard.ts';
-import { SqlError, type ColumnInfo, type ForeignKeyInfo, type QueryResult, type SqlRow, type TableInfo } from './types.ts';
+import { quoteIdentifier } from './quote.ts';
+import { RESULT_BUDGET, type ResultBudget } from './limits.ts';
+import { readStatement, type ReadResult } from './read-result.ts';
+import { SqlError, type ColumnInfo, type ForeignKeyInfo, type QueryResult, type TableInfo } from './types.ts';
 
-export function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
+export interface QueryOptions {
+  /** Rows read at most; one more is stepped to detect truncation. */
+  maxRows: number;
+  /** Also run the statement on the empty twin and set `readsData` (see `QueryResult.readsData`). */
+  compareWithEmpty?: boolean;
 }
+
+export { quoteIdentifier } from './quote.ts';
 
 export class SqlEngine {
   private readonly databases = new Map<string, Database>();
+  /** The bytes each database was opened from, kept until its empty twin is built from them. */
+  private readonly sources = new Map<string, Uint8Array>();
+  /** Empty twins by dbKey; null when building one failed (every compared query then counts as reading data). */
+  private readonly twins = new Map<string, Database | null>();
   private readonly sql: SqlJsStatic;
+  private readonly budget: ResultBudget;
 
-  constructor(sql: SqlJsStatic) {
+  /** `budget` defaults to limits.ts; tests may pass smaller ones. */
+  constructor(sql: SqlJsStatic, budget: ResultBudget = RESULT_BUDGET) {
     this.sql = sql;
+    this.budget = budget;
   }
 
   /** Opens (or replaces) `dbKey` with a fresh copy of `bytes`; throws SqlError('sql') for a file that is not SQLite. */
@@ -33,9 +54,13 @@ export class SqlEngine {
       throw new SqlError('sql', `Database '${dbKey}' could not be opened: ${(e as Error).message}. Is it a SQLite 3 file?`);
     }
     this.databases.set(dbKey, db);
+    this.sources.set(dbKey, bytes);
   }
 
   unload(dbKey: string): void {
+    this.sources.delete(dbKey);
+    this.twins.get(dbKey)?.close();
+    this.twins.delete(dbKey);
     this.databases.get(dbKey)?.close();
     this.databases.delete(dbKey);
   }
@@ -50,39 +75,52 @@ export class SqlEngine {
     return db;
   }
 
-  /** Runs one guarded read-only statement and reads at most `maxRows` rows (plus one to detect truncation). */
-  query(dbKey: string, sql: string, maxRows: number): QueryResult {
+  /** Runs one guarded read-only statement and reads at most `maxRows` rows (plus one stepped to detect truncation). */
+  query(dbKey: string, sql: string, options: QueryOptions): QueryResult {
     const verdict = checkReadOnlySql(sql);
     if (!verdict.ok) throw new SqlError('refused', verdict.reason);
-    return this.run(dbKey, verdict.sql, maxRows);
+    const result = this.run(dbKey, verdict.sql, options.maxRows);
+    if (!options.compareWithEmpty) return result;
+    return { ...result, readsData: this.readsData(dbKey, verdict.sql, options.maxRows, result) };
+  }
+
+  /** Whether `result` differs from what `sql` gives on the empty twin; a failure or a truncation there counts as yes. */
+  private readsData(dbKey: string, sql: string, maxRows: number, result: QueryResult): boolean {
+    const twin = this.twin(dbKey);
+    if (!twin) return true;
+    let empty: ReadResult;
+    try {
+      empty = read(twin, sql, maxRows, this.budget);
+    } catch (e) {
+      // SQLite failing on the twin (a virtual table whose module is missing, a run-time error) counts as reading; anything else
+      // (an abort inside WASM) must still reach the worker host, which replaces the worker.
+      if (e instanceof SqlError) return true;
+      throw e;
+    }
+    return empty.truncated || !sameRows(result, empty);
+  }
+
+  private twin(dbKey: string): Database | null {
+    this.db(dbKey);
+    if (!this.twins.has(dbKey)) {
+      const bytes = this.sources.get(dbKey);
+      let twin: Database | null;
+      try {
+        twin = bytes ? buildEmptyTwin(this.sql, bytes) : null;
+      } catch {
+        twin = null;
+      }
+      this.twins.set(dbKey, twin);
+      this.sources.delete(dbKey);
+    }
+    return this.twins.get(dbKey) ?? null;
   }
 
   private run(dbKey: string, sql: string, maxRows: number): QueryResult {
     const db = this.db(dbKey);
     const started = performance.now();
-    let stmt;
-    try {
-      stmt = db.prepare(sql);
-    } catch (e) {
-      throw new SqlError('sql', (e as Error).message);
-    }
-    try {
-      const columns = stmt.getColumnNames();
-      const rows: SqlRow[] = [];
-      let truncated = false;
-      while (stmt.step()) {
-        if (rows.length === maxRows) {
-          truncated = true;
-          break;
-        }
-        rows.push(stmt.get());
-      }
-      return { columns, rows, truncated, elapsedMs: performance.now() - started };
-    } catch (e) {
-      throw new SqlError('sql', (e as Error).message);
-    } finally {
-      stmt.free();
-    }
+    const result = read(db, sql, maxRows, this.budget);
+    return { ...result, readsData: true, elapsedMs: performance.now() - started };
   }
 
   tables(dbKey: string): string[] {
@@ -123,6 +161,21 @@ export class SqlEngine {
 
   close(): void {
     for (const key of [...this.databases.keys()]) this.unload(key);
+  }
+}
+
+/** Prepares `sql` on `db` and reads it under `budget`; SQLite's failures become SqlError('sql'). */
+function read(db: Database, sql: string, maxRows: number, budget: ResultBudget): ReadResult {
+  let stmt;
+  try {
+    stmt = db.prepare(sql);
+  } catch (e) {
+    throw new SqlError('sql', e instanceof Error ? e.message : String(e));
+  }
+  try {
+    return readStatement(stmt, maxRows, budget);
+  } finally {
+    stmt.free();
   }
 }
 

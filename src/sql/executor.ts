@@ -6,7 +6,7 @@
  */
 import type { SqlJsStatic } from 'sql.js';
 import { SqlEngine } from './engine.ts';
-import type { ExecLimits, QueryResult, TableInfo } from './types.ts';
+import { DEFAULT_EXEC_LIMITS, type ExecLimits, type QueryResult, type TableInfo } from './types.ts';
 
 export interface SqlExecutor {
   /** Opens a fresh private copy of `bytes` under `dbKey`, replacing any earlier copy. */
@@ -22,7 +22,7 @@ export class LocalSqlExecutor implements SqlExecutor {
   readonly engine: SqlEngine;
   private readonly maxRows: number;
 
-  constructor(sql: SqlJsStatic, maxRows = 10_000) {
+  constructor(sql: SqlJsStatic, maxRows = DEFAULT_EXEC_LIMITS.maxRows) {
     this.engine = new SqlEngine(sql);
     this.maxRows = maxRows;
   }
@@ -31,7 +31,7 @@ export class LocalSqlExecutor implements SqlExecutor {
     this.engine.load(dbKey, bytes);
   }
   async query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult> {
-    return this.engine.query(dbKey, sql, limits?.maxRows ?? this.maxRows);
+    return this.engine.query(dbKey, sql, { maxRows: limits?.maxRows ?? this.maxRows, compareWithEmpty: limits?.compareWithEmpty ?? false });
   }
   async tables(dbKey: string): Promise<string[]> {
     return this.engine.tables(dbKey);

@@ -21,18 +21,46 @@ function splitStatements(tokens: Token[]): Token[][] {
   return statements.filter((s) => s.length > 0);
 }
 
-/** The keyword of the statement a WITH clause leads into: the first statement keyword outside parentheses. */
-function mainKeywordAfterWith(tokens: Token[]): string | null {
+/** Index just past the parenthesised group opening at `tokens[open]` (which must be '('), or -1 if unclosed. */
+function skipParens(tokens: Token[], open: number): number {
   let depth = 0;
-  for (const t of tokens.slice(1)) {
-    if (t.kind === 'punct' && t.text === '(') depth++;
-    else if (t.kind === 'punct' && t.text === ')') depth--;
-    else if (depth === 0 && t.kind === 'word') {
-      const w = t.text.toLowerCase();
-      if (w === 'select' || w === 'values' || WRITE_KEYWORDS.has(w)) return w;
-    }
+  for (let i = open; i < tokens.length; i++) {
+    if (tokens[i].kind !== 'punct') continue;
+    if (tokens[i].text === '(') depth++;
+    else if (tokens[i].text === ')' && --depth === 0) return i + 1;
   }
-  return null;
+  return -1;
+}
+
+const isPunct = (t: Token | undefined, text: string): boolean => t?.kind === 'punct' && t.text === text;
+const isWord = (t: Token | undefined, word: string): boolean => t?.kind === 'word' && t.text.toLowerCase() === word;
+
+/**
+ * The keyword of the statement a WITH clause leads into, read by walking the common-table-expression list as
+ * SQLite's grammar has it, so a CTE *named* like a keyword (`WITH replace AS (…) SELECT …`) is a name, not the
+ * statement:
+ *   WITH [RECURSIVE] name [(columns)] AS [[NOT] MATERIALIZED] (body) [, name …] <statement keyword> …
+ * Null when the list does not parse (SQLite would reject it too).
+ */
+function mainKeywordAfterWith(tokens: Token[]): string | null {
+  let i = isWord(tokens[1], 'recursive') ? 2 : 1;
+  for (;;) {
+    const name = tokens[i];
+    if (!name || (name.kind !== 'word' && name.kind !== 'identifier' && name.kind !== 'string')) return null;
+    i++;
+    if (isPunct(tokens[i], '(')) i = skipParens(tokens, i);
+    if (i < 0 || !isWord(tokens[i], 'as')) return null;
+    i++;
+    if (isWord(tokens[i], 'not')) i++;
+    if (isWord(tokens[i], 'materialized')) i++;
+    if (!isPunct(tokens[i], '(')) return null;
+    i = skipParens(tokens, i);
+    if (i < 0) return null;
+    if (!isPunct(tokens[i], ',')) break;
+    i++;
+  }
+  const main = tokens[i];
+  return main?.kind === 'word' ? main.text.toLowerCase() : null;
 }
 
 export function checkReadOnlySql(sql: string): GuardVerdict {
@@ -45,13 +73,13 @@ export function checkReadOnlySql(sql: string): GuardVerdict {
   const statement = statements[0];
   const first = statement[0].text.toLowerCase();
   if (first !== 'select' && first !== 'with') {
-    const what = WRITE_KEYWORDS.has(first) ? `${first.toUpperCase()} is not allowed: the database is read-only` : `A query must start with SELECT or WITH, not '${statement[0].text}'`;
+    const what = WRITE_KEYWORDS.has(first) ? `${first.toUpperCase()} is not allowed: the database is read-only` : `A query must start with SELECT or WITH, not '${statement[0].text.slice(0, 40)}'`;
     return { ok: false, reason: `${what}. Only a single SELECT (or WITH … SELECT) statement runs.` };
   }
   if (first === 'with') {
     const main = mainKeywordAfterWith(statement);
     if (main !== 'select' && main !== 'values') {
-      return { ok: false, reason: `WITH must lead into a SELECT${main ? `, not ${main.toUpperCase()}` : ''}: the database is read-only.` };
+      return { ok: false, reason: `WITH must lead into a SELECT${main ? `, not ${main.slice(0, 40).toUpperCase()}` : ''}: the database is read-only.` };
     }
   }
   for (let i = 0; i + 1 < statement.length; i++) {

@@ -6,7 +6,7 @@ import type { QueryResult, SqlErrorKind, TableInfo } from './types.ts';
 
 export type SqlRequest =
   | { id: number; type: 'load'; dbKey: string; bytes: Uint8Array }
-  | { id: number; type: 'query'; dbKey: string; sql: string; maxRows: number }
+  | { id: number; type: 'query'; dbKey: string; sql: string; maxRows: number; compareWithEmpty: boolean }
   | { id: number; type: 'tables'; dbKey: string }
   | { id: number; type: 'describe'; dbKey: string; table: string }
   | { id: number; type: 'sample'; dbKey: string; table: string; rows: number };

@@ -45,8 +45,12 @@ export const TOY_GRPO: Partial<TrainConfig> = {
   maxTurns: 2,
   maxNewTokensPerTurn: 3,
   stdScaling: true,
-  // With the default shaping a wrong answer (0) beats an invalid reply (−0.05), and the tiny model then learns to
-  // give one value to every question before it finds the right one for the others.
+  // Correctness only. The toy model cannot read observations (each is one <unk> token), so any shaping here is a
+  // push that is the same for every question: with the environment's default weights (v2 rewards) the tiny random
+  // model gives one answer to every question. Measured on the CPU reference, 30 steps, seeds 1/3/7/11: default
+  // weights learn 1 answer in 3 of 4 runs (0 in the 4th); also tried, none reliably learning 2: G = 16, 50 steps,
+  // Dr. GRPO (no std scaling), batch-std scaling, a std floor, KL 0.05–0.2, Adam eps 1e-4/1e-3, no error penalty, no
+  // information bonus. With correctness only, 2 answers in every seed.
   rewardWeights: { correctness: 1, progress: 0, operational: 0 },
   evalEvery: 0,
   traceEvery: 0,

@@ -11,6 +11,9 @@ import { CacheStorageFileStore, MemoryFileStore, type FileStore } from '../model
 import { DEFAULT_HUB_BASE, downloadModel } from '../model/hub.ts';
 import { shardFiles, type CheckpointFiles } from '../model/load.ts';
 import { readLocalModel, type LocalFile } from '../model/local-folder.ts';
+import { parseModelConfig } from '../model/config.ts';
+import { checkModelFits } from '../model/model-budget.ts';
+import { checkModelFilePath } from '../model/model-path.ts';
 import { SHARD_INDEX, SINGLE_WEIGHTS, validateRepoId } from '../model/registry.ts';
 import type { LlmLoadProgress } from './llm-generate.ts';
 
@@ -44,7 +47,8 @@ async function fetchFolder(url: string, onProgress: Progress, signal?: AbortSign
   let loaded = 0;
   let total = 0;
   const get = async (file: string, optional = false): Promise<Uint8Array | null> => {
-    const at = new URL(file, base).href;
+    // Shard names come from the folder's own index: a file must stay under the folder's URL (model-path.ts).
+    const at = new URL(checkModelFilePath(file, { file: `${base}${SHARD_INDEX}`, field: 'weight_map' }), base).href;
     let res: Response;
     try {
       res = await fetch(at, { signal });
@@ -97,13 +101,14 @@ async function fetchFolder(url: string, onProgress: Progress, signal?: AbortSign
   };
   const configJson = await json('config.json');
   const generationConfigJson = await json('generation_config.json', true);
+  checkModelFits(parseModelConfig(configJson, generationConfigJson), { file: `${base}config.json` }); // before any weight byte
   const tokenizerJson = await json('tokenizer.json');
   const tokenizerConfigJson = await json('tokenizer_config.json');
   const index = await json(SHARD_INDEX, true);
-  const shards = index === undefined ? [SINGLE_WEIGHTS] : shardFiles(index);
+  const shards = index === undefined ? [SINGLE_WEIGHTS] : shardFiles(index, `${base}${SHARD_INDEX}`);
   const safetensors: Uint8Array[] = [];
   for (const shard of shards) safetensors.push((await get(shard))!);
-  return { checkpoint: { configJson, generationConfigJson, safetensors }, tokenizerJson, tokenizerConfigJson };
+  return { checkpoint: { configJson, generationConfigJson, safetensors, safetensorsNames: shards.map((s) => `${base}${s}`) }, tokenizerJson, tokenizerConfigJson };
 }
 
 /** A store for Hub downloads: Cache Storage where the page has it (resumable, kept), else memory. */

@@ -11,7 +11,7 @@ function dispatch(engine: SqlEngine, request: SqlRequest): SqlResultValue {
       engine.load(request.dbKey, request.bytes);
       return null;
     case 'query':
-      return engine.query(request.dbKey, request.sql, request.maxRows);
+      return engine.query(request.dbKey, request.sql, { maxRows: request.maxRows, compareWithEmpty: request.compareWithEmpty });
     case 'tables':
       return engine.tables(request.dbKey);
     case 'describe':

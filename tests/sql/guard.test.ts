@@ -12,6 +12,13 @@ describe('checkReadOnlySql', () => {
     ['WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3) SELECT x FROM c', null],
     ['SELECT * FROM pragma_table_info(\'t\')', null],
     ['SELECT 1;;', 'SELECT 1'],
+    // CTEs named like write keywords are names, not statements.
+    ['WITH replace AS (SELECT 1) SELECT * FROM replace', null],
+    ['WITH "update" AS (SELECT 2) SELECT * FROM "update"', null],
+    ['WITH RECURSIVE replace(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM replace WHERE n < 3) SELECT n FROM replace', null],
+    ['WITH x AS (SELECT 1), replace AS NOT MATERIALIZED (SELECT 2) SELECT * FROM x, replace', null],
+    ['WITH x(a) AS MATERIALIZED (SELECT 1) SELECT a FROM x', null],
+    ['WITH x AS (SELECT 1) VALUES (1)', null],
   ])('accepts %s', (sql, expected) => {
     const verdict = checkReadOnlySql(sql);
     expect(verdict.ok).toBe(true);
@@ -36,6 +43,14 @@ describe('checkReadOnlySql', () => {
     ["SELECT writefile('/tmp/x', 'y')", /writefile\(\) is not allowed/],
     ['EXPLAIN SELECT 1', /must start with SELECT or WITH/],
     ['/* hi */ BEGIN', /BEGIN is not allowed/],
+    ['WITH x AS (SELECT 1) REPLACE INTO t VALUES (1)', /not REPLACE/],
+    ['WITH replace AS (SELECT 1) REPLACE INTO t SELECT * FROM replace', /not REPLACE/],
+    ['WITH x AS (SELECT 1), "select" AS (SELECT 2) UPDATE t SET a = 1', /not UPDATE/],
+    ['WITH x AS NOT MATERIALIZED (SELECT 1) DELETE FROM t', /not DELETE/],
+    ['WITH RECURSIVE insert(n) AS (SELECT 1) INSERT INTO t SELECT n FROM insert', /not INSERT/],
+    ['WITH x AS (SELECT 1)', /WITH must lead into a SELECT/],
+    ['WITH (SELECT 1) SELECT 2', /WITH must lead into a SELECT/],
+    [`${'x'.repeat(300)} FROM t`, /^A query must start with SELECT or WITH, not 'x{40}'/],
   ])('refuses %s', (sql, reason) => {
     const verdict = checkReadOnlySql(sql);
     expect(verdict.ok).toBe(false);

@@ -14,6 +14,7 @@ import type { GenerateRequest, SampledGeneration, TrainableModel } from '../../s
 import { rollout, rolloutGroups, type RolloutSettings } from '../../src/train/rollout.ts';
 import { useTinyDataset } from '../fixtures/tiny-dataset.ts';
 import { useToyTask } from './toy-fixture.ts';
+import { STEP_COST } from '../../src/env/rewards.ts';
 
 let qwen: Tokenizer;
 beforeAll(async () => {
@@ -81,9 +82,11 @@ describe('one episode, one sequence', () => {
     expect(e.correct).toBe(true);
     expect(e.turns.map((t) => t.action.type)).toEqual(['DESCRIBE', 'QUERY', 'ANSWER']);
     expect(e.components.correctness).toBe(1);
-    expect(e.components.progress).toBeCloseTo(1, 12); // the gold query's result
-    expect(e.components.operational).toBeCloseTo(0.04, 12); // two steps of new information
-    expect(e.reward).toBeCloseTo(1 + 0.2 + 0.04, 12);
+    // The answer settles the shaping paid along the way (progress 1 from the gold query, two steps of new
+    // information): a correct episode of 3 steps sums to (1, 0, −2 × STEP_COST).
+    expect(e.components.progress).toBeCloseTo(0, 12);
+    expect(e.components.operational).toBeCloseTo(-2 * STEP_COST, 12);
+    expect(e.reward).toBeCloseTo(1 - 2 * STEP_COST, 12);
 
     // Every generation prompt is a prefix of the final sequence, followed by that turn's reply.
     expect(model.requests).toHaveLength(3);

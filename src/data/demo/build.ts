@@ -6,8 +6,9 @@
  *
  * Everything a question carries besides its text and gold SQL is derived here: its id (`demo-<db>-NNN`, by position),
  * gold result (by running the gold SQL), orderMatters (ORDER BY present), difficulty (Spider's hardness of the gold
- * SQL text) and split (`trainEvalSplit`, as for the curated Spider databases). The build refuses data it cannot
- * stand behind: a gold query that fails or returns no rows, or an ordered result that ties decide.
+ * SQL text) and split (`sqlenvSplits` over all demo questions, every demo database counted as curated, exactly as
+ * for the curated Spider databases). The build refuses data it cannot stand behind: a gold query that fails or
+ * returns no rows, or an ordered result that ties decide.
  */
 import initSqlJs, { type SqlJsStatic } from 'sql.js';
 import { LocalSqlExecutor } from '../../sql/executor.ts';
@@ -16,7 +17,7 @@ import { DatasetError } from '../bundle.ts';
 import { computeGoldResult } from '../gold.ts';
 import { hardnessFromSqlText } from '../hardness.ts';
 import { createRng, hashString } from '../rng.ts';
-import { trainEvalSplit } from '../split.ts';
+import { sqlenvSplits, splitMoves, type SplitInput, type SplitMoves } from '../split.ts';
 import type { DatabaseEntry, Dataset, Question } from '../types.ts';
 import { DemoDataError } from './generate.ts';
 import { LIBRARY } from './library.ts';
@@ -63,8 +64,8 @@ export function buildDemoDatabaseBytes(sqlJs: SqlJsStatic, spec: DemoDatabaseSpe
   }
 }
 
-async function buildQuestions(executor: LocalSqlExecutor, spec: DemoDatabaseSpec): Promise<Question[]> {
-  const questions: Question[] = [];
+async function buildQuestions(executor: LocalSqlExecutor, spec: DemoDatabaseSpec): Promise<Array<Omit<Question, 'split'>>> {
+  const questions: Array<Omit<Question, 'split'>> = [];
   for (const [index, q] of spec.questions.entries()) {
     const id = demoQuestionId(spec.id, index);
     const outcome = await computeGoldResult(executor, spec.id, q.gold);
@@ -80,10 +81,21 @@ async function buildQuestions(executor: LocalSqlExecutor, spec: DemoDatabaseSpec
       goldResult: outcome.result,
       orderMatters: hasOrderBy(q.gold),
       difficulty: hardnessFromSqlText(q.gold),
-      split: trainEvalSplit(spec.id, q.gold),
     });
   }
   return questions;
+}
+
+/** The demo databases' ids: all of them give train and eval (the demo has no heldout split). */
+export const DEMO_CURATED: readonly string[] = DEMO_DATABASES.map((spec) => spec.id);
+
+function splitInputs(questions: ReadonlyArray<Omit<Question, 'split'>>): SplitInput[] {
+  return questions.map((q) => ({ dbId: q.dbId, gold: q.gold, goldRows: q.goldResult.rows }));
+}
+
+/** How the demo's split differs from the SQL-only rule (for `npm run data:demo`'s report). */
+export function demoSplitMoves(dataset: Dataset): SplitMoves {
+  return splitMoves(splitInputs(dataset.questions), dataset.questions.map((q) => q.split), DEMO_CURATED);
 }
 
 export async function buildDemoDataset(options: DemoBuildOptions = {}): Promise<Dataset> {
@@ -92,18 +104,20 @@ export async function buildDemoDataset(options: DemoBuildOptions = {}): Promise<
   const executor = new LocalSqlExecutor(sqlJs);
   const files = new Map<string, Uint8Array>();
   const databases: DatabaseEntry[] = [];
-  const questions: Question[] = [];
+  const unsplit: Array<Omit<Question, 'split'>> = [];
   try {
     for (const spec of DEMO_DATABASES) {
       const bytes = buildDemoDatabaseBytes(sqlJs, spec, seed);
       files.set(spec.id, bytes);
       await executor.load(spec.id, bytes);
       databases.push({ id: spec.id, file: `db/${spec.id}.sqlite`, tables: await executor.tables(spec.id) });
-      questions.push(...(await buildQuestions(executor, spec)));
+      unsplit.push(...(await buildQuestions(executor, spec)));
     }
   } finally {
     await executor.close();
   }
+  const splits = sqlenvSplits(splitInputs(unsplit), DEMO_CURATED);
+  const questions: Question[] = unsplit.map((q, i) => ({ ...q, split: splits[i] }));
   return {
     name: DEMO_NAME,
     description: DEMO_DESCRIPTION,

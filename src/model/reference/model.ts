@@ -18,9 +18,10 @@
  * layer by layer in reverse from them, or recompute one layer from its input `x` alone (`layerForward` is pure in
  * its inputs plus the cache). LoRA's (T,R) intermediate x·Aᵀ is kept per projection for the same reason.
  */
-import type { ModelConfig } from '../config.ts';
+import { validateModelConfig, type ModelConfig } from '../config.ts';
+import { checkBytesFit, DEFAULT_REFERENCE_BUDGET_BYTES } from '../model-budget.ts';
 import { loraScale, type LoraAdapter } from '../lora.ts';
-import { EMBED_TOKENS, FINAL_NORM, LM_HEAD, PROJECTIONS, checkWeights, layerTensorNames, type Projection, type TensorMap } from '../weights.ts';
+import { EMBED_TOKENS, FINAL_NORM, LM_HEAD, PROJECTIONS, checkWeights, layerTensorNames, parameterCount, type Projection, type TensorMap } from '../weights.ts';
 import { addRef, attentionRef, embeddingRef, matmulRef, rmsnormRef, ropeRef, swigluRef } from './ops.ts';
 
 /** One decoder layer's weights in float64, PyTorch shapes. */
@@ -64,8 +65,14 @@ function f64(data: Float32Array | Float64Array): Float64Array {
   return data instanceof Float64Array ? data : Float64Array.from(data);
 }
 
-/** Checks the tensors against the config (WeightShapeError naming the tensor) and widens them to float64. */
+/**
+ * Checks the config's ranges (ModelConfigError) and the float64 copy's size against DEFAULT_REFERENCE_BUDGET_BYTES
+ * (MemoryBudgetError) before anything is allocated, then the tensors against the config (WeightShapeError naming the
+ * tensor), and widens them to float64.
+ */
 export function toReferenceWeights(config: ModelConfig, tensors: TensorMap): ReferenceWeights {
+  validateModelConfig(config);
+  checkBytesFit('The float64 reference weights', parameterCount(config) * 8, DEFAULT_REFERENCE_BUDGET_BYTES, 'The CPU reference is for small models; use the WebGPU engine for this one.');
   checkWeights(config, tensors);
   const get = (name: string): Float64Array => f64(tensors.get(name)!.data);
   const opt = (name: string, present: boolean): Float64Array | null => (present ? get(name) : null);

@@ -44,7 +44,8 @@ export const RAW_EXCERPT_CHARS = 160;
 
 /** The reply on one line and short, for `InvalidAction.raw`. */
 export function rawExcerpt(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  // Split and join rather than replace(/\s+/g, ' '), which V8 runs super-linearly on long texts with many runs.
+  const line = text.split(/\s+/).join(' ').trim();
   if (line === '') return '(empty reply)';
   return line.length <= RAW_EXCERPT_CHARS ? line : `${line.slice(0, RAW_EXCERPT_CHARS - 1)}…`;
 }

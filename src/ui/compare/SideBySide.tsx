@@ -7,7 +7,7 @@ import { useState } from 'react';
 import type { SavedRun } from '../../eval/run-store.ts';
 import type { EpisodeRecord, TranscriptStep } from '../../eval/transcript.ts';
 import { RewardParts } from '../components/RewardParts.tsx';
-import { StepBody } from '../components/Transcript.tsx';
+import { StepAction, StepBody } from '../components/Transcript.tsx';
 import { routeHash } from '../router.ts';
 import { alignSteps, type AlignedKind } from './align.ts';
 import { OUTCOME_LABELS, type QuestionComparison } from './outcome-matrix.ts';
@@ -34,7 +34,7 @@ function StepCell({ step, index, side, differs }: { step: TranscriptStep | null;
       <div className="step-head">
         <span className="cell-side">{side}</span>
         <span className="step-index">{index + 1}</span>
-        <code className="step-action">{step.actionText}</code>
+        <StepAction text={step.actionText} />
         <span className={`badge ${step.outcome}`}>{step.outcome}</span>
       </div>
       <StepBody step={step} />

@@ -1,9 +1,11 @@
 /**
  * A query result as a real table. Cells are rendered as text (React escapes them), never as HTML: database content
- * is data, not markup.
+ * is data, not markup. Any database's values reach it, so it shows a capped part (see cell-display.ts): the first
+ * rows and columns, each cell clipped with a "Show all" control, and a note saying what is left out.
  */
-import { formatCell } from '../../env/format.ts';
 import type { SqlValue } from '../../sql/types.ts';
+import { cellText, tableView, workerCutNote } from './cell-display.ts';
+import { ClippedText } from './ClippedText.tsx';
 
 export interface ResultTableProps {
   columns: string[];
@@ -13,35 +15,46 @@ export interface ResultTableProps {
   caption?: string;
 }
 
+/** One cell: its text clipped, and the whole length when the SQL worker already cut the value. */
+function CellValue({ value }: { value: SqlValue }) {
+  const note = workerCutNote(value);
+  return (
+    <>
+      <ClippedText text={cellText(value)} />
+      {note && <span className="meta"> ({note})</span>}
+    </>
+  );
+}
+
 export function ResultTable({ columns, rows, totalRows, caption }: ResultTableProps) {
-  const total = totalRows === undefined ? rows.length : totalRows;
-  const note = total === null ? `showing ${rows.length} of more than ${rows.length} rows` : rows.length < total ? `showing ${rows.length} of ${total} rows` : `${total} row${total === 1 ? '' : 's'}`;
+  const view = tableView(columns.length, rows.length, totalRows);
+  const shownColumns = columns.slice(0, view.columns);
   return (
     <div className="result-table">
       <table>
         {caption && <caption>{caption}</caption>}
         <thead>
           <tr>
-            {columns.map((c, i) => (
+            {shownColumns.map((c, i) => (
               <th key={i} scope="col">
-                {c}
+                <ClippedText text={c} />
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {rows.map((row, r) => (
+          {rows.slice(0, view.rows).map((row, r) => (
             <tr key={r}>
-              {row.map((v, c) => (
+              {row.slice(0, view.columns).map((v, c) => (
                 <td key={c} className={v === null ? 'null' : typeof v === 'number' ? 'number' : undefined}>
-                  {formatCell(v)}
+                  <CellValue value={v} />
                 </td>
               ))}
             </tr>
           ))}
         </tbody>
       </table>
-      <p className="meta">{note}</p>
+      <p className="meta">{view.note}</p>
     </div>
   );
 }

@@ -2,18 +2,47 @@
  * An episode's steps: the action, what the environment showed (result tables as tables, schemas as schemas, errors
  * as errors), the reward parts and the running return, and a policy's raw text behind a disclosure. Play, Watch,
  * Evaluate and Compare all render episodes with it. `highlight` marks steps (Compare's differences).
+ *
+ * Everything here may carry database values or a model's text of any length, so every text goes through
+ * `ClippedText` (action lines at `TEXT_CHARS.action`, text blocks at `TEXT_CHARS.block`) and tables cap themselves.
  */
 import type { TranscriptStep } from '../../eval/transcript.ts';
+import { TEXT_CHARS } from './cell-display.ts';
+import { ClippedText } from './ClippedText.tsx';
 import { ResultTable } from './ResultTable.tsx';
 import { RewardParts } from './RewardParts.tsx';
 import { TableSchema } from './TableSchema.tsx';
 
+/** A step's action line (`QUERY …`), clipped: a query or a model's invalid output can be any length. */
+export function StepAction({ text }: { text: string }) {
+  return (
+    <code className="step-action">
+      <ClippedText text={text} max={TEXT_CHARS.action} />
+    </code>
+  );
+}
+
+/** A text block (an observation, a model's raw text), clipped. */
+export function TextBlock({ text, className }: { text: string; className?: string }) {
+  return (
+    <pre className={className}>
+      <ClippedText text={text} max={TEXT_CHARS.block} />
+    </pre>
+  );
+}
+
 export function StepBody({ step }: { step: TranscriptStep }) {
-  if (step.error !== undefined) return <p className="step-error">{step.error}</p>;
+  if (step.error !== undefined)
+    return (
+      <p className="step-error">
+        <ClippedText text={step.error} max={TEXT_CHARS.block} />
+      </p>
+    );
   if (step.table) return <TableSchema table={step.table} />;
   if (step.result) return <ResultTable columns={step.result.columns} rows={step.result.rows} totalRows={step.result.totalRows} />;
   // ANSWER steps and anything without structure: the observation's text, minus the echoed action line.
-  return <pre className="observation">{step.observation.split('\n').slice(1).join('\n')}</pre>;
+  const body = step.observation.slice(step.observation.indexOf('\n') + 1 || step.observation.length);
+  return <TextBlock className="observation" text={body} />;
 }
 
 export interface TranscriptProps {
@@ -31,7 +60,7 @@ export function Transcript({ steps, highlight, label = 'Transcript' }: Transcrip
         <li key={i} className={`step outcome-${step.outcome}${highlight?.has(i) ? ' highlight' : ''}`}>
           <div className="step-head">
             <span className="step-index">{i + 1}</span>
-            <code className="step-action">{step.actionText}</code>
+            <StepAction text={step.actionText} />
             <span className={`badge ${step.outcome}`}>{step.outcome}</span>
           </div>
           <StepBody step={step} />
@@ -50,7 +79,7 @@ export function Transcript({ steps, highlight, label = 'Transcript' }: Transcrip
                   </span>
                 )}
               </summary>
-              <pre>{step.rawText}</pre>
+              <TextBlock text={step.rawText} />
             </details>
           )}
           <RewardParts components={step.components} reward={step.reward} episodeReturn={step.episodeReturn} />

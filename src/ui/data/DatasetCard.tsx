@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import type { StoredDatasetInfo } from '../../data/dataset-store.ts';
 import { DIFFICULTIES } from '../../data/types.ts';
+import { ClippedText } from '../components/ClippedText.tsx';
 import { routeHash } from '../router.ts';
 import type { DatasetSummary } from '../../workers/env-service.ts';
 import { countByDatabase, countBySplit, formatBytes, splitsPresent } from './counts.ts';
@@ -147,7 +148,11 @@ export function DatasetCard({ summary, origin, stored, inUse, onUse, onRemove }:
           </details>
         </>
       )}
-      {free && <p className="meta">Tables: {summary.databases[0]?.tables.join(', ')}</p>}
+      {free && (
+        <p className="meta">
+          Tables: <ClippedText text={summary.databases[0]?.tables.join(', ') ?? ''} />
+        </p>
+      )}
       <div className="card-actions">
         <a className="button-link primary" href={routeHash('play', { dataset: summary.name })} aria-label={`Play ${summary.name}`}>
           Play

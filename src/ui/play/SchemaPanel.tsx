@@ -5,6 +5,13 @@
  */
 import { useStore } from '../store/store.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
+import { clipText, DISPLAY_LIMITS } from '../components/cell-display.ts';
+
+/** A table name as shown (a free-play file's names can be any length); the buttons act on the whole name. */
+function shownName(name: string): string {
+  const clip = clipText(name, DISPLAY_LIMITS.cellChars);
+  return clip.cut ? `${clip.shown}…` : name;
+}
 
 function explored(steps: readonly TranscriptStep[], type: 'DESCRIBE' | 'SAMPLE'): Set<string> {
   const seen = new Set<string>();
@@ -39,7 +46,7 @@ export function SchemaPanel() {
             <div key={t} className={`play-table${selected === t ? ' selected' : ''}`}>
               <label>
                 <input type="radio" name="play-table" value={t} checked={selected === t} onChange={() => select(t)} aria-describedby={marks ? `play-table-marks-${i}` : undefined} />
-                <span className="play-table-name">{t}</span>
+                <span className="play-table-name">{shownName(t)}</span>
               </label>
               {marks && (
                 <span id={`play-table-marks-${i}`} className="play-mark">
@@ -58,7 +65,7 @@ export function SchemaPanel() {
           Sample
         </button>
         <span id="play-selected-table" className="meta">
-          {selected ? <>table <code>{selected}</code></> : 'pick a table'}
+          {selected ? <>table <code>{shownName(selected)}</code></> : 'pick a table'}
         </span>
       </div>
     </section>

@@ -15,6 +15,7 @@ import { transcriptStep, type TranscriptStep } from '../../eval/transcript.ts';
 import type { TableInfo } from '../../sql/types.ts';
 import { envClient } from '../../workers/env-client.ts';
 import type { QuestionSummary } from '../../workers/env-service.ts';
+import { tableAction } from '../play/table-action.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
 
@@ -203,13 +204,14 @@ export const createPlaySlice: StateCreator<AppState, Middlewares, [], PlaySlice>
       }
     },
 
+    // The table name goes quoted when it is not a plain identifier (table-action.ts).
     playDescribe: async () => {
       const table = get().playTable;
-      if (table) await get().playStep({ type: 'DESCRIBE', table });
+      if (table) await get().playStep(tableAction('DESCRIBE', table));
     },
     playSample: async () => {
       const table = get().playTable;
-      if (table) await get().playStep({ type: 'SAMPLE', table });
+      if (table) await get().playStep(tableAction('SAMPLE', table));
     },
     playQuery: async () => {
       const sql = get().playSql.trim();

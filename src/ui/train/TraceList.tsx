@@ -6,6 +6,7 @@
  */
 import type { TraceAction, TraceEntry } from '../../train/types.ts';
 import { RewardParts } from '../components/RewardParts.tsx';
+import { StepAction, TextBlock } from '../components/Transcript.tsx';
 import { useStore } from '../store/store.ts';
 
 function ActionRow({ action, index, episodeReturn }: { action: TraceAction; index: number; episodeReturn: number }) {
@@ -13,13 +14,13 @@ function ActionRow({ action, index, episodeReturn }: { action: TraceAction; inde
     <li className={`step outcome-${action.outcome}`}>
       <div className="step-head">
         <span className="step-index">{index + 1}</span>
-        <code className="step-action">{action.action}</code>
+        <StepAction text={action.action} />
         <span className={`badge ${action.outcome}`}>{action.outcome}</span>
       </div>
-      <pre className="observation">{action.observation}</pre>
+      <TextBlock className="observation" text={action.observation} />
       <details className="raw-text">
         <summary>Model text</summary>
-        <pre>{action.rawText}</pre>
+        <TextBlock text={action.rawText} />
       </details>
       <RewardParts components={action.components} reward={action.reward} episodeReturn={episodeReturn} />
     </li>

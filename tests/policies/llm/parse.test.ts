@@ -111,7 +111,6 @@ const GARBAGE: Array<[string, string, { cutByLimit?: boolean; maxNewTokens?: num
   ['table a number', call('{"name": "describe", "arguments": {"table": 7}}'), {}, /'table' must be a string; got number/],
   ['table a list', call('{"name": "sample", "arguments": {"table": ["a", "b"]}}'), {}, /'table' must be a string; got a list/],
   ['empty table', call('{"name": "describe", "arguments": {"table": "  "}}'), {}, /'table' is empty/],
-  ['two words as a table', call('{"name": "describe", "arguments": {"table": "singer concert"}}'), {}, /takes one table name/],
   ['sql null', call('{"name": "query", "arguments": {"sql": null}}'), {}, /'sql' must be a string; got null/],
   ['empty sql', call('{"name": "query", "arguments": {"sql": ""}}'), {}, /'sql' is empty/],
   ['answer empty', call('{"name": "answer", "arguments": {"value": " "}}'), {}, /'value' is empty/],
@@ -123,6 +122,12 @@ const GARBAGE: Array<[string, string, { cutByLimit?: boolean; maxNewTokens?: num
   ['unicode and control garbage', '\u0000\u0007 ���\u202e <tool_c all>', {}, /No tool call/],
   ['closing tag only', '</tool_call>', {}, /No tool call/],
 ];
+
+describe('parseCompletion: a tool call names a table exactly', () => {
+  it('keeps a name with a space as one table (free-play files have such names)', () => {
+    expect(parseCompletion(call('{"name": "describe", "arguments": {"table": "my pets"}}')).action).toEqual({ type: 'DESCRIBE', table: 'my pets' });
+  });
+});
 
 describe('parseCompletion: garbage becomes an invalid action', () => {
   it.each(GARBAGE)('%s', (_label, text, options, reason) => {
@@ -140,5 +145,6 @@ describe('parseCompletion: garbage becomes an invalid action', () => {
     expect(rawExcerpt('')).toBe('(empty reply)');
     expect(rawExcerpt(' a\n\n b ')).toBe('a b');
     expect(rawExcerpt('x'.repeat(500))).toHaveLength(RAW_EXCERPT_CHARS);
+    expect(rawExcerpt(' \t\n'.repeat(100_000) + 'x  y\u00a0\u2028z')).toBe('x y z');
   });
 });
