@@ -119,7 +119,7 @@ test('a free-play table whose name has a space is described and sampled from the
 
   await button(page, 'Describe').click();
   await expect(transcriptSteps(page)).toHaveCount(1);
-  await expect(transcriptSteps(page).nth(0)).toContainText('DESCRIBE my pets');
+  await expect(transcriptSteps(page).nth(0)).toContainText('DESCRIBE "my pets"');
   await expect(transcriptSteps(page).nth(0).getByRole('cell', { name: 'pet name', exact: true })).toBeVisible();
 
   await button(page, 'Sample').click();
