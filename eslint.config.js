@@ -76,9 +76,12 @@ export default defineConfig(
 
   // Layering. Later blocks override earlier ones for the same file, so the general rule comes first.
   { files: ['src/**', 'tests/**', 'bench/**', 'scripts/**', 'bin/**'], rules: restrict('this file', []) },
-  { files: ['src/env/**'], rules: restrict('src/env', ['ui', 'gpu', 'model', 'train', 'eval', 'policies', 'workers']) },
-  { files: ['src/sql/**'], rules: restrict('src/sql', ['env', 'policies', 'eval', 'train', 'ui', 'gpu', 'model']) },
-  { files: ['src/data/**'], rules: restrict('src/data', ['env', 'policies', 'eval', 'train', 'ui', 'gpu', 'model']) },
-  { files: ['src/policies/**'], rules: restrict('src/policies', ['ui', 'train', 'eval']) },
+  // The server (sqlenv serve) sits on top: only the CLI (and tests, benches, scripts) may import it.
+  { files: ['src/**'], ignores: ['src/cli/**', 'src/server/**'], rules: restrict('this file', ['server']) },
+  { files: ['src/server/**'], rules: restrict('src/server', ['ui', 'gpu', 'model', 'train', 'workers', 'cli']) },
+  { files: ['src/env/**'], rules: restrict('src/env', ['ui', 'gpu', 'model', 'train', 'eval', 'policies', 'workers', 'server']) },
+  { files: ['src/sql/**'], rules: restrict('src/sql', ['env', 'policies', 'eval', 'train', 'ui', 'gpu', 'model', 'server']) },
+  { files: ['src/data/**'], rules: restrict('src/data', ['env', 'policies', 'eval', 'train', 'ui', 'gpu', 'model', 'server']) },
+  { files: ['src/policies/**'], rules: restrict('src/policies', ['ui', 'train', 'eval', 'server']) },
   { files: ['src/ui/**', 'src/main.tsx', 'tests/ui/**'], rules: { 'no-restricted-imports': 'off' } },
 );

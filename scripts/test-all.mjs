@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: every suite of the project, in order — lint, typecheck, unit (Vitest), build, e2e (Playwright).
+// `npm test`: every suite of the project, in order — lint, typecheck, unit (Vitest), python (unittest: the Python
+// client in python/ against a real `sqlenv serve`), build, e2e (Playwright).
 //
 // How to read the counts: lint, typecheck and build are one test each (passed or failed); Vitest and Playwright
-// count their own tests from their JSON reports (failed includes errors and timeouts; skipped is reported apart).
+// count their own tests from their JSON reports (failed includes errors and timeouts; skipped is reported apart);
+// the Python suite is counted from unittest's own summary lines (`Ran N tests`, `OK`/`FAILED (failures=…, errors=…)`).
 // A suite that crashes, exits non-zero without a counted failure, overruns its time limit or runs zero tests adds
 // one failure, so the totals never say "0 failed" while the exit code says otherwise. Every suite runs even after
 // one fails (e2e excepted when the build failed: there is nothing to test then), each streams its own output, and
@@ -19,11 +21,13 @@ const VITEST_REPORT = join(REPORTS, 'vitest.json');
 /** Must match E2E_JSON_REPORT in playwright.config.ts. */
 const PLAYWRIGHT_REPORT = join(REPORTS, 'playwright.json');
 const MINUTE = 60_000;
+/** Debian's interpreter, which sees Debian's python3-websockets (.ci/run installs it); a pyenv `python3` may not. */
+const PYTHON = process.env.SQLENV_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
 
 /**
  * @typedef {{ passed: number, failed: number, skipped: number, notes: string[] }} Counts
- * @typedef {{ name: string, command: string[], timeoutMs: number, count: (code: number | null) => Counts,
- *             before?: () => void, needs?: string }} Suite
+ * @typedef {{ name: string, command: string[], timeoutMs: number, count: (code: number | null, output: string) => Counts,
+ *             before?: () => void, needs?: string, env?: Record<string, string>, captureOutput?: boolean }} Suite
  */
 
 /** @type {Suite[]} */
@@ -36,6 +40,14 @@ const SUITES = [
     timeoutMs: 45 * MINUTE,
     before: () => rmSync(VITEST_REPORT, { force: true }),
     count: vitestCounts,
+  },
+  {
+    name: 'python',
+    command: [PYTHON, '-m', 'unittest', 'discover', '-s', 'python/tests', '-v'],
+    timeoutMs: 10 * MINUTE,
+    env: { PYTHONDONTWRITEBYTECODE: '1' },
+    captureOutput: true,
+    count: unittestCounts,
   },
   {
     name: 'build',
@@ -84,6 +96,22 @@ function playwrightCounts(code) {
   return withExitCode(counts(passed, (stats.unexpected ?? 0) + (stats.interrupted ?? 0) + errors.length, notes, stats.skipped ?? 0), code);
 }
 
+/**
+ * unittest's summary, on stderr: `Ran N tests in T s`, then `OK`, `OK (skipped=S)` or `FAILED (failures=F, errors=E,
+ * skipped=S, expected failures=X, unexpected successes=U)`. Errors include a test module that fails to import and a
+ * failing setUpClass. Failing sub-tests each add a failure, so passed is clamped at zero.
+ */
+function unittestCounts(code, output) {
+  const ran = /^Ran (\d+) tests? in /m.exec(output);
+  if (!ran) return counts(0, 1, [`no unittest summary in the output (exit code ${code})`]);
+  const field = (name) => Number(new RegExp(`\\b${name}=(\\d+)`).exec(output.slice(ran.index))?.[1] ?? 0);
+  const failed = field('failures') + field('errors') + field('unexpected successes');
+  const skipped = field('skipped');
+  const passed = Math.max(0, Number(ran[1]) - skipped - field('expected failures') - failed);
+  const notes = [...output.matchAll(/^(?:FAIL|ERROR): (.+)$/gm)].map((m) => `failed: ${m[1]}`);
+  return withExitCode(counts(passed, failed, notes, skipped), code);
+}
+
 /** Turns "exited non-zero with nothing failed" and "ran zero tests" into one counted failure. */
 function withExitCode(result, code) {
   if (result.passed + result.failed === 0) return counts(0, 1, [...result.notes, `ran zero tests (exit code ${code})`], result.skipped);
@@ -128,12 +156,25 @@ function killGroup(child, signal) {
   }
 }
 
-/** Runs a command with inherited stdio (its output streams as it comes); resolves to its exit code, null if killed. */
-function run(command, timeoutMs) {
+/**
+ * Runs a command with inherited stdio (its output streams as it comes); resolves to its exit code, null if killed.
+ * With `captureOutput`, stdout and stderr still stream to ours and are also kept, for suites counted from their text.
+ */
+function run(command, timeoutMs, { env = {}, captureOutput = false } = {}) {
   return new Promise((resolvePromise) => {
     const [file, ...args] = command;
-    const child = spawn(file, args, { cwd: ROOT, stdio: 'inherit', detached: true, env: process.env });
+    const stdio = captureOutput ? ['inherit', 'pipe', 'pipe'] : 'inherit';
+    const child = spawn(file, args, { cwd: ROOT, stdio, detached: true, env: { ...process.env, ...env } });
     current = child;
+    const chunks = [];
+    if (captureOutput) {
+      const keep = (stream) => (chunk) => {
+        chunks.push(chunk);
+        stream.write(chunk);
+      };
+      child.stdout.on('data', keep(process.stdout));
+      child.stderr.on('data', keep(process.stderr));
+    }
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -146,7 +187,7 @@ function run(command, timeoutMs) {
     child.on('close', (code) => {
       clearTimeout(timer);
       current = null;
-      resolvePromise({ code: timedOut ? null : code ?? 1, timedOut });
+      resolvePromise({ code: timedOut ? null : code ?? 1, timedOut, output: Buffer.concat(chunks).toString('utf8') });
     });
   });
 }
@@ -172,9 +213,9 @@ for (const suite of SUITES) {
   banner(`${suite.name}: ${suite.command.map((part) => part.replace(`${BIN}/`, '')).join(' ')}`);
   suite.before?.();
   const t0 = performance.now();
-  const { code, timedOut } = await run(suite.command, suite.timeoutMs);
+  const { code, timedOut, output } = await run(suite.command, suite.timeoutMs, suite);
   const ms = performance.now() - t0;
-  const result = timedOut ? counts(0, 1, [`stopped after its time limit of ${seconds(suite.timeoutMs)}`]) : suite.count(code);
+  const result = timedOut ? counts(0, 1, [`stopped after its time limit of ${seconds(suite.timeoutMs)}`]) : suite.count(code, output);
   results.push({ name: suite.name, ...result, ms });
   console.log(`-- ${suite.name}: ${result.passed} passed, ${result.failed} failed${result.skipped ? `, ${result.skipped} skipped` : ''} (${seconds(ms)})`);
 }

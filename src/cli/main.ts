@@ -1,20 +1,24 @@
 /**
- * The `sqlenv` command line: `eval`, `run` and `exec-match`. Exit codes: 0 ok, 1 failure (bad dataset, I/O),
- * 2 bad arguments.
+ * The `sqlenv` command line: `eval`, `run`, `exec-match`, `export` (TRL datasets) and `serve` (the OpenEnv server).
+ * Exit codes: 0 ok, 1 failure (bad dataset, I/O), 2 bad arguments.
  */
 import { DatasetError } from '../data/bundle.ts';
 import { EnvUsageError } from '../env/env.ts';
 import { UsageError } from './args.ts';
 import { EVAL_USAGE, evalCommand } from './eval-command.ts';
 import { EXEC_MATCH_USAGE, execMatchCommand } from './exec-match-command.ts';
+import { EXPORT_USAGE, exportCommand } from './export-command.ts';
 import { RUN_USAGE, runCommand } from './run-command.ts';
+import { SERVE_USAGE, serveCommand } from './serve-command.ts';
 
-const USAGE = ['Usage:', `  ${EVAL_USAGE}`, `  ${RUN_USAGE}`, `  ${EXEC_MATCH_USAGE}`].join('\n');
+const USAGE = ['Usage:', `  ${EVAL_USAGE}`, `  ${RUN_USAGE}`, `  ${EXEC_MATCH_USAGE}`, `  ${EXPORT_USAGE}`, `  ${SERVE_USAGE}`].join('\n');
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   eval: evalCommand,
   run: runCommand,
   'exec-match': execMatchCommand,
+  export: exportCommand,
+  serve: serveCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

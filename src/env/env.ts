@@ -89,17 +89,28 @@ function resultFingerprint(result: QueryResult): string {
   return `${result.truncated ? 't' : 'c'}${rows.join('\u0001')}`;
 }
 
+/** How a SqlEnv is hosted. Every field is optional: `new SqlEnv(dataset, executor, config)` behaves as it always did. */
+export interface SqlEnvOptions {
+  /**
+   * The executor key an episode opens its database copy under; default `${dataset.name}/${dbId}`. A server that hosts
+   * many sessions over shared SQL workers gives each session its own key, so no two sessions share a copy.
+   */
+  dbKey?: (dbId: string) => string;
+}
+
 export class SqlEnv {
   readonly dataset: Dataset;
   readonly config: EnvConfig;
   private readonly executor: SqlExecutor;
   private readonly bytes = new Map<string, Uint8Array>();
   private readonly questionsById: Map<string, Question>;
+  private readonly dbKeyFor: (dbId: string) => string;
   private episode: Episode | null = null;
 
-  constructor(dataset: Dataset, executor: SqlExecutor, config: Partial<EnvConfig> = {}) {
+  constructor(dataset: Dataset, executor: SqlExecutor, config: Partial<EnvConfig> = {}, options: SqlEnvOptions = {}) {
     this.dataset = dataset;
     this.executor = executor;
+    this.dbKeyFor = options.dbKey ?? ((dbId) => `${dataset.name}/${dbId}`);
     this.config = { ...DEFAULT_ENV_CONFIG, ...config, weights: { ...DEFAULT_ENV_CONFIG.weights, ...config.weights } };
     validateRewardWeights(this.config.weights, this.config.budget);
     this.questionsById = new Map(dataset.questions.map((q) => [q.id, q]));
@@ -130,7 +141,7 @@ export class SqlEnv {
     // The only place randomness enters unseeded: the drawn seed is reported, so the episode can be replayed.
     const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
     const question = this.chooseQuestion(options, seed);
-    const dbKey = `${this.dataset.name}/${question.dbId}`;
+    const dbKey = this.dbKeyFor(question.dbId);
     let bytes = this.bytes.get(question.dbId);
     if (!bytes) {
       bytes = await this.dataset.loadDatabase(question.dbId);

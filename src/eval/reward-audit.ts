@@ -226,7 +226,8 @@ export async function auditRewards(env: SqlEnv, questions: readonly Question[], 
       let best: { hacks: Hack[]; t: PlayedTrajectory } | null = null;
       const candidates = [...padding, drawPadding(base)];
       for (const hack of candidates) {
-        for (const at of new Set([0, base.length - 1])) {
+        // A repeat must come after the action it repeats, which is somewhere before the answer.
+        for (const at of new Set(hack.kind === 'repeat' ? [base.length - 1] : [0, base.length - 1])) {
           const hacks = [...base.slice(0, at), hack, ...base.slice(at)];
           const t = await playTrajectory(env, question, hacks);
           record(t);

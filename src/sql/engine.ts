@@ -84,8 +84,15 @@ export class SqlEngine {
     return { ...result, readsData: this.readsData(dbKey, verdict.sql, options.maxRows, result) };
   }
 
+  /** `sql` as the guard passes it to SQLite (for a later `readsData` of the same statement). */
+  guarded(sql: string): string {
+    const verdict = checkReadOnlySql(sql);
+    if (!verdict.ok) throw new SqlError('refused', verdict.reason);
+    return verdict.sql;
+  }
+
   /** Whether `result` differs from what `sql` gives on the empty twin; a failure or a truncation there counts as yes. */
-  private readsData(dbKey: string, sql: string, maxRows: number, result: QueryResult): boolean {
+  readsData(dbKey: string, sql: string, maxRows: number, result: QueryResult): boolean {
     const twin = this.twin(dbKey);
     if (!twin) return true;
     let empty: ReadResult;

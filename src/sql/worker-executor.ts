@@ -93,8 +93,12 @@ export class WorkerSqlExecutor implements SqlExecutor {
     });
   }
 
-  /** Serialises requests so a time limit measures one statement, not the queue before it. */
-  private run<T extends SqlResultValue>(dbKey: string, body: RequestBody, timeoutMs = this.limits.timeoutMs): Promise<T> {
+  /**
+   * Runs `work` alone on the worker, after opening `dbKey` there if needed: requests are serialised so a time limit
+   * measures one statement, not the queue before it, and so requests that belong together (a query and its run on
+   * the empty twin) are never interleaved with another caller's.
+   */
+  private exclusive<T>(dbKey: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
     const task = this.queue.then(async () => {
       if (!this.loaded.has(dbKey)) {
         const bytes = this.bytes.get(dbKey);
@@ -103,10 +107,14 @@ export class WorkerSqlExecutor implements SqlExecutor {
         await this.send({ type: 'load', dbKey, bytes }, Math.max(timeoutMs, 30_000));
         this.loaded.add(dbKey);
       }
-      return (await this.send(body, timeoutMs)) as T;
+      return work();
     });
     this.queue = task.catch(() => undefined);
     return task;
+  }
+
+  private run<T extends SqlResultValue>(dbKey: string, body: RequestBody, timeoutMs = this.limits.timeoutMs): Promise<T> {
+    return this.exclusive(dbKey, timeoutMs, async () => (await this.send(body, timeoutMs)) as T);
   }
 
   async load(dbKey: string, bytes: Uint8Array): Promise<void> {
@@ -118,9 +126,19 @@ export class WorkerSqlExecutor implements SqlExecutor {
 
   query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult> {
     const { maxRows, timeoutMs, compareWithEmpty = false } = { ...this.limits, ...limits };
-    // With the empty-copy comparison the statement runs twice in one request, and each run gets the full limit (a
-    // constant 100 MB printf takes as long on the empty copy as on the database).
-    return this.run<QueryResult>(dbKey, { type: 'query', dbKey, sql, maxRows, compareWithEmpty }, compareWithEmpty ? 2 * timeoutMs : timeoutMs);
+    return this.exclusive(dbKey, timeoutMs, async () => {
+      const result = (await this.send({ type: 'query', dbKey, sql, maxRows, keepForCompare: compareWithEmpty }, timeoutMs)) as QueryResult;
+      if (!compareWithEmpty) return result;
+      // The run on the empty twin is a request of its own with its own time limit, so a runaway statement is still
+      // stopped at the limit, and a heavy constant one (a 100 MB printf) gets the same time on the twin. If the twin
+      // run fails or times out, the result counts as reading the database.
+      try {
+        return { ...result, readsData: (await this.send({ type: 'reads-data', dbKey }, timeoutMs)) as boolean };
+      } catch (e) {
+        if (e instanceof SqlError) return { ...result, readsData: true };
+        throw e;
+      }
+    });
   }
 
   tables(dbKey: string): Promise<string[]> {

@@ -6,12 +6,15 @@ import type { QueryResult, SqlErrorKind, TableInfo } from './types.ts';
 
 export type SqlRequest =
   | { id: number; type: 'load'; dbKey: string; bytes: Uint8Array }
-  | { id: number; type: 'query'; dbKey: string; sql: string; maxRows: number; compareWithEmpty: boolean }
+  /** `keepForCompare`: the worker keeps this result for a `reads-data` request that follows it. */
+  | { id: number; type: 'query'; dbKey: string; sql: string; maxRows: number; keepForCompare: boolean }
+  /** Runs the last kept query on the database's empty twin: whether its result depends on the rows. */
+  | { id: number; type: 'reads-data'; dbKey: string }
   | { id: number; type: 'tables'; dbKey: string }
   | { id: number; type: 'describe'; dbKey: string; table: string }
   | { id: number; type: 'sample'; dbKey: string; table: string; rows: number };
 
-export type SqlResultValue = null | QueryResult | string[] | TableInfo;
+export type SqlResultValue = null | boolean | QueryResult | string[] | TableInfo;
 
 export type SqlResponse =
   | { id: number; type: 'result'; value: SqlResultValue }

@@ -2,16 +2,35 @@
  * What the SQL worker does with a request, independent of the transport (Web Worker or Node worker thread).
  */
 import { SqlEngine } from '../sql/engine.ts';
-import { SqlError } from '../sql/types.ts';
+import { SqlError, type QueryResult } from '../sql/types.ts';
 import type { SqlRequest, SqlResponse, SqlResultValue } from '../sql/worker-protocol.ts';
+
+/** The last query a `reads-data` request may compare with the empty twin (requests run one at a time). */
+interface KeptQuery {
+  dbKey: string;
+  sql: string;
+  maxRows: number;
+  result: QueryResult;
+}
+let kept: KeptQuery | null = null;
 
 function dispatch(engine: SqlEngine, request: SqlRequest): SqlResultValue {
   switch (request.type) {
     case 'load':
       engine.load(request.dbKey, request.bytes);
       return null;
-    case 'query':
-      return engine.query(request.dbKey, request.sql, { maxRows: request.maxRows, compareWithEmpty: request.compareWithEmpty });
+    case 'query': {
+      kept = null;
+      const result = engine.query(request.dbKey, request.sql, { maxRows: request.maxRows });
+      if (request.keepForCompare) kept = { dbKey: request.dbKey, sql: engine.guarded(request.sql), maxRows: request.maxRows, result };
+      return result;
+    }
+    case 'reads-data': {
+      const k = kept;
+      kept = null;
+      // Nothing kept for this database (a replaced worker): unchecked counts as reading.
+      return k === null || k.dbKey !== request.dbKey ? true : engine.readsData(k.dbKey, k.sql, k.maxRows, k.result);
+    }
     case 'tables':
       return engine.tables(request.dbKey);
     case 'describe':

@@ -88,6 +88,17 @@ describe.each(executors)('readsData on %s', (_name, create) => {
     expect((await executor.query('db', 'SELECT count(*) FROM u', { compareWithEmpty: true })).readsData).toBe(false);
     await executor.load('db', bytes);
   });
+
+  it('keeps each query and its empty-twin run together when callers share the executor', async () => {
+    await executor.load('db-b', bytes);
+    // Interleaved callers on two databases: a content-free query must never be judged against another's result.
+    const calls = Array.from({ length: 24 }, (_, i) =>
+      i % 2 === 0
+        ? executor.query(i % 4 === 0 ? 'db' : 'db-b', 'SELECT 5', { compareWithEmpty: true }).then((r) => ['SELECT 5', r.readsData])
+        : executor.query(i % 4 === 1 ? 'db' : 'db-b', 'SELECT count(*) FROM singer', { compareWithEmpty: true }).then((r) => ['count', r.readsData]),
+    );
+    for (const [what, readsData] of await Promise.all(calls)) expect(readsData, String(what)).toBe(what === 'count');
+  });
 });
 
 describe('buildEmptyTwin and sameRows', () => {

@@ -1,0 +1,142 @@
+/**
+ * The HTTP endpoints, on node:http (six fixed routes need no router), as OpenEnv's `HTTPEnvServer.register_routes`
+ * defines them (http_server.py l.603–667 handlers, l.1071–1265 routes):
+ *
+ *   GET  /health    {"status": "healthy"}
+ *   GET  /metadata  EnvironmentMetadata (name, description, readme_content, version, author, documentation_url)
+ *   GET  /schema    {"action", "observation", "state"}: JSON Schemas
+ *   POST /reset     ResetRequest → ResetResponse {observation, reward, done}
+ *   POST /step      StepRequest {action, timeout_s?, request_id?} → StepResponse
+ *   GET  /state     State
+ *
+ * Stateless, as OpenEnv's: each /reset, /step and /state gets a fresh environment that is closed when the request
+ * ends, so /step over HTTP has no episode to step (500, as OpenEnv gives for an environment that raises) and /state
+ * is the empty State. Episodes are played over the WebSocket /ws. Status codes as FastAPI gives them: 422 with
+ * `{"detail": [issues]}` for a body that does not validate (malformed JSON included), 500 `{"detail": message}` when
+ * the environment raises, 404/405 for unknown paths and methods; and 413 for a body over the message cap, 503 when
+ * every session slot is taken.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ACTION_SCHEMA, OBSERVATION_SCHEMA, STATE_SCHEMA, type EnvironmentMetadata, type ValidationIssue } from './protocol.ts';
+import { SessionCapacityError, type Session, type SessionManager } from './sessions.ts';
+import { errorMessage, isPlainObject, validateAction, validateReset } from './wire.ts';
+
+export interface HttpContext {
+  manager: SessionManager;
+  metadata: EnvironmentMetadata;
+  maxBodyBytes: number;
+}
+
+class HttpError extends Error {
+  readonly status: number;
+  readonly detail: unknown;
+  constructor(status: number, detail: unknown) {
+    super(typeof detail === 'string' ? detail : `HTTP ${status}`);
+    this.name = 'HttpError';
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The request body as JSON; undefined when empty. Over `max` bytes: 413; not JSON: 422 json_invalid. */
+async function readJson(req: IncomingMessage, max: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new HttpError(413, `Request body over ${max} bytes.`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    const issue: ValidationIssue = { type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {} };
+    throw new HttpError(422, [{ ...issue, ctx: { error: e instanceof Error ? e.message : String(e) } }]);
+  }
+}
+
+/** Runs `work` on a session that lives for this request only (OpenEnv creates and closes an env per request). */
+async function withFreshSession<T>(manager: SessionManager, work: (session: Session) => Promise<T>): Promise<T> {
+  let session: Session;
+  try {
+    session = manager.open();
+  } catch (e) {
+    if (e instanceof SessionCapacityError) throw new HttpError(503, e.message);
+    throw e;
+  }
+  try {
+    return await session.run(() => work(session));
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw new HttpError(500, errorMessage(e));
+  } finally {
+    await manager.close(session);
+  }
+}
+
+async function reset(req: IncomingMessage, ctx: HttpContext): Promise<unknown> {
+  const body = await readJson(req, ctx.maxBodyBytes);
+  const params = validateReset(body, ['body']);
+  if (!params.ok) throw new HttpError(422, params.issues);
+  return withFreshSession(ctx.manager, (session) => session.reset(params.value));
+}
+
+async function step(req: IncomingMessage, ctx: HttpContext): Promise<unknown> {
+  const body = await readJson(req, ctx.maxBodyBytes);
+  if (!isPlainObject(body)) throw new HttpError(422, [{ type: body === undefined ? 'missing' : 'model_attributes_type', loc: ['body'], msg: body === undefined ? 'Field required' : 'Input should be a valid dictionary or object to extract fields from' }]);
+  const issues: ValidationIssue[] = [];
+  if (body.action === undefined) issues.push({ type: 'missing', loc: ['body', 'action'], msg: 'Field required' });
+  else if (!isPlainObject(body.action)) issues.push({ type: 'dict_type', loc: ['body', 'action'], msg: 'Input should be a valid dictionary' });
+  if (body.timeout_s !== undefined && body.timeout_s !== null && !(typeof body.timeout_s === 'number' && body.timeout_s > 0)) {
+    issues.push({ type: 'greater_than', loc: ['body', 'timeout_s'], msg: 'Input should be greater than 0' });
+  }
+  if (body.request_id !== undefined && body.request_id !== null && !(typeof body.request_id === 'string' && body.request_id.length <= 255)) {
+    issues.push({ type: 'string_type', loc: ['body', 'request_id'], msg: 'Input should be a valid string of at most 255 characters' });
+  }
+  if (issues.length > 0) throw new HttpError(422, issues);
+  const action = validateAction(body.action, ['body', 'action']);
+  if (!action.ok) throw new HttpError(422, action.issues);
+  return withFreshSession(ctx.manager, (session) => session.step(action.value));
+}
+
+type Route = (req: IncomingMessage, ctx: HttpContext) => Promise<unknown>;
+
+const ROUTES: Record<string, Partial<Record<string, Route>>> = {
+  '/health': { GET: async () => ({ status: 'healthy' }) },
+  '/metadata': { GET: async (_req, ctx) => ctx.metadata },
+  '/schema': { GET: async () => ({ action: ACTION_SCHEMA, observation: OBSERVATION_SCHEMA, state: STATE_SCHEMA }) },
+  '/reset': { POST: reset },
+  '/step': { POST: step },
+  '/state': { GET: async (_req, ctx) => withFreshSession(ctx.manager, async (session) => session.state()) },
+};
+
+/** The request handler; it never throws (every failure is a JSON error response). */
+export function createHttpHandler(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const methods = ROUTES[path];
+    const route = methods?.[req.method ?? 'GET'];
+    if (!methods) return send(res, 404, { detail: 'Not Found' });
+    if (!route) return send(res, 405, { detail: 'Method Not Allowed' });
+    route(req, ctx).then(
+      (body) => send(res, 200, body),
+      (e: unknown) => {
+        if (e instanceof HttpError && e.status === 413) {
+          // The rest of an oversized body is read and dropped, and the connection is not reused.
+          res.setHeader('connection', 'close');
+          req.resume();
+        }
+        if (e instanceof HttpError) send(res, e.status, { detail: e.detail });
+        else send(res, 500, { detail: errorMessage(e) });
+      },
+    );
+  };
+}

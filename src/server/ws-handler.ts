@@ -1,0 +1,149 @@
+/**
+ * The WebSocket endpoint `/ws`: one session (one `SqlEnv` episode at a time) per connection, as OpenEnv's
+ * `websocket_endpoint` (http_server.py l.1298–1512) runs it:
+ *
+ *   → {"type": "reset", "data": {seed?, episode_id?, question_id?, split?, difficulty?, db_id?}}
+ *   → {"type": "step",  "data": {"action_type": "QUERY", "argument": "SELECT …"}}
+ *   → {"type": "state"}            → {"type": "close"}
+ *   ← {"type": "observation", "data": {"observation": {…}, "reward": r|null, "done": bool}}
+ *   ← {"type": "state", "data": {"episode_id", "step_count", …}}
+ *   ← {"type": "error", "data": {"message", "code", …}}
+ *
+ * Errors, as OpenEnv sends them: bad JSON → INVALID_JSON (l.1338–1348); a message that does not validate →
+ * VALIDATION_ERROR with `errors` (l.1462–1470); an unknown type → UNKNOWN_TYPE (l.1452–1458); the environment
+ * raising (step before reset, step after the end, an unknown question) → EXECUTION_ERROR (l.1471–1478); a full
+ * server → CAPACITY_REACHED with active/max sessions, then the socket closes (l.1482–1491). Every error but the last
+ * leaves the session open. Beyond OpenEnv: a message that is not a JSON object is a VALIDATION_ERROR (OpenEnv's
+ * `.get` would end the session); a message over the size cap closes the socket with 1009 (the `ws` library's
+ * maxPayload; uvicorn does the same at 16 MiB); an idle session gets SESSION_ERROR and is closed.
+ *
+ * Messages of one connection are handled in order, one at a time; while more than MAX_QUEUED wait the socket is
+ * paused, so a client that floods the server only fills its own TCP window.
+ */
+import type { RawData, WebSocket } from 'ws';
+import type { ValidationIssue, WSErrorData, WSOutgoing } from './protocol.ts';
+import { SessionCapacityError, type Session, type SessionManager } from './sessions.ts';
+import { errorMessage, isPlainObject, validateAction, validateReset } from './wire.ts';
+
+const MAX_QUEUED = 4;
+/** A client that does not read its responses is cut off past this many bytes waiting to be sent. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+function sendMessage(socket: WebSocket, message: WSOutgoing): void {
+  if (socket.readyState !== socket.OPEN) return;
+  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    socket.terminate();
+    return;
+  }
+  socket.send(JSON.stringify(message));
+}
+
+const error = (data: WSErrorData): WSOutgoing => ({ type: 'error', data });
+const invalid = (errors: ValidationIssue[]): WSOutgoing => error({ message: 'Invalid message', code: 'VALIDATION_ERROR', errors });
+
+/** Issues for keys a message model forbids (WSStateMessage and WSCloseMessage have only `type`). */
+function extraKeys(message: Record<string, unknown>, allowed: readonly string[]): ValidationIssue[] {
+  return Object.keys(message)
+    .filter((k) => !allowed.includes(k))
+    .map((k) => ({ type: 'extra_forbidden', loc: [k], msg: 'Extra inputs are not permitted' }));
+}
+
+/** One message's answer; 'close' when the client asked to end the session. */
+async function answer(session: Session, text: string): Promise<WSOutgoing | 'close'> {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch (e) {
+    return error({ message: `Invalid JSON: ${errorMessage(e)}`, code: 'INVALID_JSON' });
+  }
+  if (!isPlainObject(message)) return invalid([{ type: 'model_type', loc: [], msg: 'Input should be a JSON object with a "type"' }]);
+  const type = message.type ?? '';
+  try {
+    switch (type) {
+      case 'reset': {
+        const extra = extraKeys(message, ['type', 'data']);
+        const params = validateReset(message.data, ['data']);
+        if (extra.length > 0 || !params.ok) return invalid([...extra, ...(params.ok ? [] : params.issues)]);
+        return { type: 'observation', data: await session.reset(params.value) };
+      }
+      case 'step': {
+        const extra = extraKeys(message, ['type', 'data']);
+        if (message.data === undefined) return invalid([...extra, { type: 'missing', loc: ['data'], msg: 'Field required' }]);
+        const action = validateAction(message.data, ['data']);
+        if (extra.length > 0 || !action.ok) return invalid([...extra, ...(action.ok ? [] : action.issues)]);
+        return { type: 'observation', data: await session.step(action.value) };
+      }
+      case 'state': {
+        const extra = extraKeys(message, ['type']);
+        return extra.length > 0 ? invalid(extra) : { type: 'state', data: session.state() };
+      }
+      case 'close':
+        return 'close';
+      default: {
+        const name = typeof type === 'string' ? type : JSON.stringify(type);
+        return error({ message: `Unknown message type: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`, code: 'UNKNOWN_TYPE' });
+      }
+    }
+  } catch (e) {
+    return error({ message: errorMessage(e), code: 'EXECUTION_ERROR' });
+  }
+}
+
+function asText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data).toString('utf8');
+}
+
+/** Serves one connection until it closes; its session is closed (and its slot freed) when it does. */
+export function handleConnection(socket: WebSocket, manager: SessionManager): void {
+  let session: Session;
+  try {
+    session = manager.open();
+  } catch (e) {
+    const data: WSErrorData =
+      e instanceof SessionCapacityError
+        ? { message: e.message, code: 'CAPACITY_REACHED', active_sessions: e.activeSessions, max_sessions: e.maxSessions }
+        : { message: errorMessage(e), code: 'FACTORY_ERROR' };
+    sendMessage(socket, error(data));
+    socket.close(1000, data.code === 'CAPACITY_REACHED' ? 'capacity reached' : 'session error');
+    return;
+  }
+  let queued = 0;
+  let ending = false;
+  const end = (code: number, reason: string): void => {
+    if (ending) return;
+    ending = true;
+    socket.close(code, reason);
+  };
+  session.onIdle = () => {
+    if (ending) return;
+    sendMessage(socket, error({ message: 'Session closed after being idle; open a new connection to play on.', code: 'SESSION_ERROR' }));
+    end(1000, 'idle timeout');
+  };
+
+  socket.on('message', (data, isBinary) => {
+    manager.touch(session);
+    if (++queued > MAX_QUEUED) socket.pause();
+    const text = isBinary ? null : asText(data);
+    session
+      .run(async () => (text === null ? error({ message: 'Invalid JSON: binary frames are not accepted; send JSON as text.', code: 'INVALID_JSON' }) : answer(session, text)))
+      .then(
+        (reply) => {
+          if (reply === 'close') end(1000, 'closed by client');
+          else sendMessage(socket, reply);
+        },
+        // Only a closed session rejects here (the socket is gone); nothing to answer.
+        () => undefined,
+      )
+      .finally(() => {
+        manager.touch(session);
+        if (--queued <= MAX_QUEUED && socket.isPaused) socket.resume();
+      });
+  });
+  // An oversized message or a protocol violation: `ws` closes the socket itself (1009, 1002); 'close' cleans up.
+  socket.on('error', () => undefined);
+  socket.on('close', () => {
+    ending = true;
+    void manager.close(session);
+  });
+}
