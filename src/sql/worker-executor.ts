@@ -130,12 +130,14 @@ export class WorkerSqlExecutor implements SqlExecutor {
       const result = (await this.send({ type: 'query', dbKey, sql, maxRows, keepForCompare: compareWithEmpty }, timeoutMs)) as QueryResult;
       if (!compareWithEmpty) return result;
       // The run on the empty twin is a request of its own with its own time limit, so a runaway statement is still
-      // stopped at the limit, and a heavy constant one (a 100 MB printf) gets the same time on the twin. If the twin
-      // run fails or times out, the result counts as reading the database.
+      // stopped at the limit, and a heavy constant one (a 100 MB printf) gets the same time on the twin. The twin has
+      // no rows, so it never does more work than the database did unless the statement computes something heavy
+      // without reading a table: a twin that runs out of time means "reads nothing" (so a constant statement that
+      // happens to end near the limit cannot be paid). Any other failure there counts as reading the database.
       try {
         return { ...result, readsData: (await this.send({ type: 'reads-data', dbKey }, timeoutMs)) as boolean };
       } catch (e) {
-        if (e instanceof SqlError) return { ...result, readsData: true };
+        if (e instanceof SqlError) return { ...result, readsData: e.kind !== 'timeout' };
         throw e;
       }
     });

@@ -149,3 +149,22 @@ describe('readsData on the Spider databases', () => {
     await executor.close();
   });
 });
+
+describe('readsData when the empty-twin run passes its time limit', () => {
+  it('counts the result as reading nothing, and the next query works', async () => {
+    const executor = createNodeSqlExecutor({ limits: { timeoutMs: 500 } });
+    try {
+      await executor.load('db', await fixtureBytes());
+      // Quick on the database (singer has rows), endless on the twin: only a statement that computes without
+      // reading a table can be slow there, so a timeout there must never pay.
+      const sql = 'SELECT CASE WHEN (SELECT count(*) FROM singer) > 0 THEN 1 ELSE (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c) END';
+      const r = await executor.query('db', sql, { compareWithEmpty: true });
+      expect(r.rows).toEqual([[1]]);
+      expect(r.readsData).toBe(false);
+      expect((await executor.query('db', 'SELECT count(*) FROM singer', { compareWithEmpty: true })).readsData).toBe(true);
+    } finally {
+      await executor.close();
+    }
+  });
+});
+
