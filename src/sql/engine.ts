@@ -5,8 +5,10 @@
  *
  * Every result, the user's and its own metadata queries alike, is read under the value budgets (read-result.ts),
  * so what leaves the engine is bounded whatever SQLite returned. Each database may also have an empty twin
- * (empty-twin.ts), built from the database's bytes on the first `compareWithEmpty` query and dropped with the
- * database; the bytes are kept until then (the caller's array, not a copy).
+ * (empty-twin.ts), built from the database's bytes on the first `compareWithEmpty` query. A database loaded with a
+ * content key (content-key.ts) shares its twin with every later load of the same content, so an environment that
+ * reopens a database each episode builds its twin once; the most recent MAX_SHARED_TWINS such twins are kept.
+ * Without a key the twin is dropped with the database. The bytes are kept while loaded (the caller's array).
  */
 import type { Database, SqlJsStatic } from 'sql.js';
 import { buildEmptyTwin, sameRows } from './empty-twin.ts';
@@ -25,12 +27,20 @@ export interface QueryOptions {
 
 export { quoteIdentifier } from './quote.ts';
 
+/** Shared empty twins kept at most (one per database content; Spider's dev databases are 20, each ≤ 312 KB). */
+export const MAX_SHARED_TWINS = 32;
+
 export class SqlEngine {
   private readonly databases = new Map<string, Database>();
-  /** The bytes each database was opened from, kept until its empty twin is built from them. */
-  private readonly sources = new Map<string, Uint8Array>();
-  /** Empty twins by dbKey; null when building one failed (every compared query then counts as reading data). */
+  /** The bytes each database was opened from, and the key its twin is kept under. */
+  private readonly sources = new Map<string, { bytes: Uint8Array; twinKey: string }>();
+  /**
+   * Empty twins by twin key (a content key, or `db:<dbKey>`), least recently used first; null when building one
+   * failed (every compared query then counts as reading data).
+   */
   private readonly twins = new Map<string, Database | null>();
+  /** Empty twins built so far, and kept now (for tests and benchmarks). */
+  readonly twinStats = { built: 0, kept: 0 };
   private readonly sql: SqlJsStatic;
   private readonly budget: ResultBudget;
 
@@ -40,8 +50,11 @@ export class SqlEngine {
     this.budget = budget;
   }
 
-  /** Opens (or replaces) `dbKey` with a fresh copy of `bytes`; throws SqlError('sql') for a file that is not SQLite. */
-  load(dbKey: string, bytes: Uint8Array): void {
+  /**
+   * Opens (or replaces) `dbKey` with a fresh copy of `bytes`; throws SqlError('sql') for a file that is not SQLite.
+   * `contentKey` names the bytes' content (content-key.ts): loads with one key share one empty twin.
+   */
+  load(dbKey: string, bytes: Uint8Array, contentKey?: string): void {
     this.unload(dbKey);
     let db: Database | undefined;
     try {
@@ -54,13 +67,14 @@ export class SqlEngine {
       throw new SqlError('sql', `Database '${dbKey}' could not be opened: ${(e as Error).message}. Is it a SQLite 3 file?`);
     }
     this.databases.set(dbKey, db);
-    this.sources.set(dbKey, bytes);
+    this.sources.set(dbKey, { bytes, twinKey: contentKey === undefined ? `db:${dbKey}` : `content:${contentKey}` });
   }
 
   unload(dbKey: string): void {
+    const source = this.sources.get(dbKey);
     this.sources.delete(dbKey);
-    this.twins.get(dbKey)?.close();
-    this.twins.delete(dbKey);
+    // A twin of its own goes with the database; a shared one stays for the next load of the same content.
+    if (source?.twinKey.startsWith('db:')) this.dropTwin(source.twinKey);
     this.databases.get(dbKey)?.close();
     this.databases.delete(dbKey);
   }
@@ -109,18 +123,34 @@ export class SqlEngine {
 
   private twin(dbKey: string): Database | null {
     this.db(dbKey);
-    if (!this.twins.has(dbKey)) {
-      const bytes = this.sources.get(dbKey);
-      let twin: Database | null;
-      try {
-        twin = bytes ? buildEmptyTwin(this.sql, bytes) : null;
-      } catch {
-        twin = null;
-      }
-      this.twins.set(dbKey, twin);
-      this.sources.delete(dbKey);
+    const source = this.sources.get(dbKey);
+    if (!source) return null;
+    const key = source.twinKey;
+    if (this.twins.has(key)) {
+      // Most recently used last.
+      const twin = this.twins.get(key) ?? null;
+      this.twins.delete(key);
+      this.twins.set(key, twin);
+      return twin;
     }
-    return this.twins.get(dbKey) ?? null;
+    let twin: Database | null;
+    try {
+      twin = buildEmptyTwin(this.sql, source.bytes);
+    } catch {
+      twin = null;
+    }
+    this.twins.set(key, twin);
+    this.twinStats.built++;
+    const shared = [...this.twins.keys()].filter((k) => k.startsWith('content:'));
+    for (const old of shared.slice(0, Math.max(0, shared.length - MAX_SHARED_TWINS))) this.dropTwin(old);
+    this.twinStats.kept = this.twins.size;
+    return twin;
+  }
+
+  private dropTwin(key: string): void {
+    this.twins.get(key)?.close();
+    this.twins.delete(key);
+    this.twinStats.kept = this.twins.size;
   }
 
   private run(dbKey: string, sql: string, maxRows: number): QueryResult {

@@ -7,6 +7,7 @@
 import type { SqlJsStatic } from 'sql.js';
 import { SqlEngine } from './engine.ts';
 import { DEFAULT_EXEC_LIMITS, type ExecLimits, type QueryResult, type TableInfo } from './types.ts';
+import { contentKeyOf } from './content-key.ts';
 
 export interface SqlExecutor {
   /** Opens a fresh private copy of `bytes` under `dbKey`, replacing any earlier copy. */
@@ -28,7 +29,7 @@ export class LocalSqlExecutor implements SqlExecutor {
   }
 
   async load(dbKey: string, bytes: Uint8Array): Promise<void> {
-    this.engine.load(dbKey, bytes);
+    this.engine.load(dbKey, bytes, contentKeyOf(bytes));
   }
   async query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult> {
     return this.engine.query(dbKey, sql, { maxRows: limits?.maxRows ?? this.maxRows, compareWithEmpty: limits?.compareWithEmpty ?? false });

@@ -6,6 +6,7 @@
 import type { SqlExecutor } from './executor.ts';
 import { DEFAULT_EXEC_LIMITS, SqlError, type ExecLimits, type QueryResult, type TableInfo } from './types.ts';
 import type { SqlRequest, SqlResponse, SqlResultValue, WorkerPort } from './worker-protocol.ts';
+import { contentKeyOf } from './content-key.ts';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type RequestBody = DistributiveOmit<SqlRequest, 'id'>;
@@ -104,7 +105,7 @@ export class WorkerSqlExecutor implements SqlExecutor {
         const bytes = this.bytes.get(dbKey);
         if (!bytes) throw new SqlError('no-database', `Database '${dbKey}' is not loaded.`);
         // Loading copies the bytes into WASM memory; give it its own, more generous, limit.
-        await this.send({ type: 'load', dbKey, bytes }, Math.max(timeoutMs, 30_000));
+        await this.send({ type: 'load', dbKey, bytes, contentKey: contentKeyOf(bytes) }, Math.max(timeoutMs, 30_000));
         this.loaded.add(dbKey);
       }
       return work();

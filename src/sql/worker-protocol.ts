@@ -5,7 +5,8 @@
 import type { QueryResult, SqlErrorKind, TableInfo } from './types.ts';
 
 export type SqlRequest =
-  | { id: number; type: 'load'; dbKey: string; bytes: Uint8Array }
+  /** `contentKey`: the bytes' content (content-key.ts), so loads of one content share the engine's empty twin. */
+  | { id: number; type: 'load'; dbKey: string; bytes: Uint8Array; contentKey?: string }
   /** `keepForCompare`: the worker keeps this result for a `reads-data` request that follows it. */
   | { id: number; type: 'query'; dbKey: string; sql: string; maxRows: number; keepForCompare: boolean }
   /** Runs the last kept query on the database's empty twin: whether its result depends on the rows. */

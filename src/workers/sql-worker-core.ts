@@ -17,7 +17,7 @@ let kept: KeptQuery | null = null;
 function dispatch(engine: SqlEngine, request: SqlRequest): SqlResultValue {
   switch (request.type) {
     case 'load':
-      engine.load(request.dbKey, request.bytes);
+      engine.load(request.dbKey, request.bytes, request.contentKey);
       return null;
     case 'query': {
       kept = null;

@@ -6,6 +6,7 @@
 import initSqlJs from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEmptyTwin, sameRows } from '../../src/sql/empty-twin.ts';
+import { MAX_SHARED_TWINS } from '../../src/sql/engine.ts';
 import { LocalSqlExecutor, type SqlExecutor } from '../../src/sql/executor.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -165,6 +166,30 @@ describe('readsData when the empty-twin run passes its time limit', () => {
     } finally {
       await executor.close();
     }
+  });
+});
+
+describe('the empty twin is built once per database content', () => {
+  it('reuses it across reloads of the same bytes, builds anew for other bytes, and keeps a bounded number', async () => {
+    const executor = new LocalSqlExecutor(SQL_STATIC);
+    const stats = executor.engine.twinStats;
+    const b = await fixtureBytes();
+    for (let episode = 0; episode < 5; episode++) {
+      for (const key of ['s1', 's2', 's3']) {
+        await executor.load(key, b);
+        expect((await executor.query(key, 'SELECT 5', { compareWithEmpty: true })).readsData).toBe(false);
+      }
+    }
+    expect(stats.built).toBe(1);
+    await executor.load('s1', b.slice());
+    expect((await executor.query('s1', 'SELECT count(*) FROM singer', { compareWithEmpty: true })).readsData).toBe(true);
+    expect(stats.built).toBe(2);
+    for (let i = 0; i < MAX_SHARED_TWINS + 8; i++) {
+      await executor.load('s1', b.slice());
+      await executor.query('s1', 'SELECT 5', { compareWithEmpty: true });
+    }
+    expect(stats.kept).toBeLessThanOrEqual(MAX_SHARED_TWINS);
+    await executor.close();
   });
 });
 
