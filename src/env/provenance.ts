@@ -19,7 +19,10 @@ export interface StatementLiterals {
   strings: Set<string>;
 }
 
-/** The numeric and string literals written in a statement (a leading '-' makes a number negative too). */
+/**
+ * The numeric and string literals written in a statement (a leading '-' makes a number negative too; a numeric
+ * string counts as its number as well).
+ */
 export function statementLiterals(sql: string): StatementLiterals {
   const numbers = new Set<number>();
   const strings = new Set<string>();
@@ -30,8 +33,13 @@ export function statementLiterals(sql: string): StatementLiterals {
       if (!Number.isFinite(n)) return;
       numbers.add(n);
       if (tokens[i - 1]?.text === '-') numbers.add(-n);
-    } else if (t.kind === 'string') {
-      strings.add(unquoteIdentifier(t.text));
+    } else if (t.kind === 'string' || (t.kind === 'identifier' && t.text.startsWith('"'))) {
+      // A double-quoted word that names no column is a string in SQLite ("France").
+      const text = unquoteIdentifier(t.text);
+      strings.add(text);
+      // '6' + 0 is the number 6.
+      const n = Number(text);
+      if (text.trim() !== '' && Number.isFinite(n)) numbers.add(n);
     }
   });
   return { numbers, strings };
