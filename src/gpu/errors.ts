@@ -12,7 +12,7 @@ export class GpuError extends Error {
 }
 
 /** Why no device could be had at all. */
-export type GpuUnavailableReason = 'no-webgpu' | 'insecure-context' | 'no-adapter' | 'request-device-failed';
+export type GpuUnavailableReason = 'no-webgpu' | 'insecure-context' | 'no-adapter' | 'request-device-failed' | 'node-no-adapter';
 
 /** There is no WebGPU, no adapter, or the adapter refused to give a device. */
 export class GpuUnavailableError extends GpuError {
@@ -23,6 +23,8 @@ export class GpuUnavailableError extends GpuError {
       'insecure-context': 'WebGPU needs a secure context: open the page over https or from http://127.0.0.1 / localhost.',
       'no-adapter': 'navigator.gpu.requestAdapter() returned no adapter. Check that hardware acceleration is on (chrome://gpu).',
       'request-device-failed': 'The adapter refused to create a device.',
+      'node-no-adapter':
+        "Dawn (the npm package 'webgpu') found no usable Vulkan, Metal or D3D12 adapter. On Linux without a GPU: install the Vulkan loader and SwiftShader (Debian: apt-get install libvulkan1 chromium), or point VK_ICD_FILENAMES at a Vulkan driver's ICD file.",
     };
     super(`WebGPU unavailable (${reason}): ${advice[reason]}${detail ? ` ${detail}` : ''}`);
     this.name = 'GpuUnavailableError';
