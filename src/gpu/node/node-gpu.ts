@@ -40,7 +40,7 @@ export interface NodeGpu {
 type Env = Record<string, string | undefined>;
 
 interface DawnModule {
-  create(flags: string[]): GPU;
+  create(this: void, flags: string[]): GPU;
   globals: object;
 }
 
