@@ -1,6 +1,12 @@
 /**
- * The policies the app and the CLI offer by name. Model policies (issue 4) register here too, so Watch, Evaluate
- * and Compare list them without knowing what they are.
+ * The policies a host offers by name. A `PolicyRegistry` is an instance its owner holds and passes to whoever needs
+ * it (in the worker: the model and adapter services register into it, sessions and evaluation create from it), so
+ * two hosts — two workers, two tests — never see each other's policies. There is no module-level state to mutate.
+ *
+ * Every registry starts with the built-ins, Random and Oracle, which cannot be replaced or removed. Model policies
+ * (the loaded `qwen`, its adapters `qwen+<id>`) are registered while their model is held, so Watch, Evaluate and
+ * Compare list them without knowing what they are. Hosts without models (the CLI, the server) can use
+ * `createPolicy`/`listPolicies`, which read the built-ins only.
  */
 import { OraclePolicy } from './oracle.ts';
 import type { Policy } from './policy.ts';
@@ -12,38 +18,61 @@ export interface PolicyInfo {
   description: string;
 }
 
-const FACTORIES: Record<string, { info: PolicyInfo; create: () => Policy }> = {
-  random: {
+interface PolicyFactory {
+  info: PolicyInfo;
+  create: () => Policy;
+}
+
+const BUILT_INS: readonly PolicyFactory[] = [
+  {
     info: { name: 'random', label: 'Random', description: 'Valid actions at random, seeded: the floor to beat.' },
     create: () => new RandomPolicy(),
   },
-  oracle: {
+  {
     info: { name: 'oracle', label: 'Oracle', description: 'Knows the gold SQL: describes its tables, runs it, answers. The ceiling.' },
     create: () => new OraclePolicy(),
   },
-};
+];
 
-/**
- * Adds (or replaces) a policy at run time: a model policy once its model is loaded. Built-in names cannot be
- * replaced.
- */
-export function registerPolicy(info: PolicyInfo, create: () => Policy): void {
-  if (info.name === 'random' || info.name === 'oracle') throw new RangeError(`'${info.name}' is a built-in policy and cannot be replaced.`);
-  FACTORIES[info.name] = { info, create };
+const isBuiltIn = (name: string): boolean => BUILT_INS.some((f) => f.info.name === name);
+
+export class PolicyRegistry {
+  /** In registration order (a replaced policy keeps its place), the built-ins first. */
+  private readonly factories = new Map<string, PolicyFactory>(BUILT_INS.map((f) => [f.info.name, f]));
+
+  /** Adds (or replaces) a policy: a model policy once its model is loaded. Built-in names cannot be replaced. */
+  register(info: PolicyInfo, create: () => Policy): void {
+    if (isBuiltIn(info.name)) throw new RangeError(`'${info.name}' is a built-in policy and cannot be replaced.`);
+    this.factories.set(info.name, { info, create });
+  }
+
+  /** Removes a policy added with `register` (a model unloaded); built-ins and unknown names are ignored. */
+  unregister(name: string): void {
+    if (isBuiltIn(name)) return;
+    this.factories.delete(name);
+  }
+
+  list(): PolicyInfo[] {
+    return [...this.factories.values()].map((f) => f.info);
+  }
+
+  /** A fresh policy object (policies keep per-episode state, so each session or run gets its own). */
+  create(name: string): Policy {
+    const factory = this.factories.get(name);
+    if (!factory) throw new RangeError(`Unknown policy '${name}'. Policies: ${[...this.factories.keys()].join(', ')}.`);
+    return factory.create();
+  }
 }
 
-/** Removes a policy registered with `registerPolicy` (a model unloaded); unknown names are ignored. */
-export function unregisterPolicy(name: string): void {
-  if (name === 'random' || name === 'oracle') return;
-  delete FACTORIES[name];
-}
+/** The built-ins, for hosts that never register anything; private, so nobody can add to it. */
+const builtIns = new PolicyRegistry();
 
+/** The built-in policies (Random, Oracle). */
 export function listPolicies(): PolicyInfo[] {
-  return Object.values(FACTORIES).map((f) => f.info);
+  return builtIns.list();
 }
 
+/** A built-in policy by name (RangeError naming the choices for any other). */
 export function createPolicy(name: string): Policy {
-  const factory = FACTORIES[name];
-  if (!factory) throw new RangeError(`Unknown policy '${name}'. Policies: ${Object.keys(FACTORIES).join(', ')}.`);
-  return factory.create();
+  return builtIns.create(name);
 }

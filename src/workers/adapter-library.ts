@@ -1,7 +1,8 @@
 /**
  * The adapters the worker holds: trained by a run of this page, loaded from PEFT files, or downloaded from the Hub.
  * Each is kept in the `TrainStore` (IndexedDB in the page) with the config of the model it fits, and each plays as the
- * policy `qwen+<id>` next to the base `qwen` (EnvService registers them; this module only names and keeps them).
+ * policy `qwen+<id>` next to the base `qwen` (services/adapter-service.ts registers them; this module only names and
+ * keeps them).
  *
  * Ids are short slugs of the adapter's name, made unique (`grpo-run`, `grpo-run-2`, …), so policy names stay readable
  * in saved evaluation runs and Compare.
@@ -36,7 +37,7 @@ export class AdapterNotFoundError extends RangeError {
 export class AdapterLibrary {
   constructor(
     private readonly store: TrainStore,
-    /** Called after an adapter is added, replaced or deleted (EnvService re-registers the policies). */
+    /** Called after an adapter is added, replaced or deleted (the adapter service re-registers the policies). */
     private readonly onChange: () => Promise<void> | void,
   ) {}
 

@@ -1,11 +1,11 @@
 /**
- * The page's handle on the environment worker: a Comlink proxy with the same async methods as `EnvService`.
+ * The page's handle on the environment worker: a Comlink proxy with the same async methods as `EnvApi` (env-api.ts).
  * One worker per page; `restartEnvWorker` replaces it (for example after the page detects it has died).
  */
 import { proxy, wrap, type Remote } from 'comlink';
-import type { EnvService } from './env-service.ts';
+import type { EnvApi } from './env-api.ts';
 
-export type EnvClient = Remote<EnvService>;
+export type EnvClient = Remote<EnvApi>;
 
 let worker: Worker | null = null;
 let client: EnvClient | null = null;
@@ -13,7 +13,7 @@ let client: EnvClient | null = null;
 export function envClient(): EnvClient {
   if (!client) {
     worker = new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module', name: document.baseURI });
-    client = wrap<EnvService>(worker);
+    client = wrap<EnvApi>(worker);
   }
   return client;
 }

@@ -1,8 +1,8 @@
 /**
  * What the page and the environment worker say to each other about training: the requests of the Train view and
  * the events a run streams back (every step's metrics, evaluations, traces, checkpoints, state changes). The worker
- * side is train-service.ts (methods on `EnvService`); the page side is the Train view's store slice. Plain data only:
- * everything here crosses `postMessage`.
+ * side is train-service.ts (methods on `EnvApi`, env-api.ts); the page side is the Train view's store slice. Plain
+ * data only: everything here crosses `postMessage`.
  */
 import type { TrainerState } from '../train/trainer.ts';
 import type { EvalPoint, StepMetrics, TraceEntry, TrainConfig } from '../train/types.ts';

@@ -1,7 +1,7 @@
 /**
  * Training inside the environment worker: one run at a time of `Trainer` (SFT or GRPO) on a trainable copy of the
  * loaded model, against the service's datasets and a SQL executor of its own, streaming `TrainEvent`s to the page.
- * `EnvService` delegates its training methods here.
+ * The worker facade (`EnvApi`) delegates its training methods here.
  *
  * A run: 'loading' (the factory reads the base weights again and plans a model for the run: rollout slots =
  * groupSize × promptsPerStep, context = maxEpisodeTokens), then the trainer's own states. Every `checkpointEvery` steps

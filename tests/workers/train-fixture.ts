@@ -1,5 +1,5 @@
 /**
- * The training service on the float64 reference, for Node tests: an `EnvService` holding the toy dataset
+ * The training service on the float64 reference, for Node tests: an `EnvApi` holding the toy dataset
  * (src/train/toy-task.ts) and a "loaded model" whose generate runs the reference model (base, or with a kept
  * adapter), with trainable sessions made of `ReferenceTrainableModel`s — so a real run, real checkpoints and a real
  * adapter policy go through the service's code unchanged.
@@ -15,9 +15,9 @@ import type { Generate } from '../../src/policies/llm/llm-policy.ts';
 import { LocalSqlExecutor } from '../../src/sql/executor.ts';
 import { ReferenceTrainableModel } from '../../src/train/reference-model.ts';
 import { buildToyDataset, createToyTokenizer } from '../../src/train/toy-task.ts';
-import { EnvService } from '../../src/workers/env-service.ts';
+import { createEnvApi, type EnvApi } from '../../src/workers/env-api.ts';
 import type { AdapterSource, LoadedLlm } from '../../src/workers/llm-generate.ts';
-import type { TrainSession, TrainSessionModel } from '../../src/workers/train-service.ts';
+import type { TrainModelRequest, TrainSession, TrainSessionModel } from '../../src/workers/train-service.ts';
 import type { TrainStore } from '../../src/workers/train-store.ts';
 import { toyModelConfig, TOY_LORA } from '../train/toy-fixture.ts';
 
@@ -29,8 +29,8 @@ export interface TrainServiceFixture {
   /** Sessions made so far (the latest last). */
   sessions: TrainSessionModel[];
   /** Replace to make sessions fail or misbehave; default: a fresh reference session. */
-  makeSession: (request: Parameters<NonNullable<ConstructorParameters<typeof EnvService>[0]['createTrainSession']>>[2]) => Promise<TrainSession>;
-  service(store: TrainStore): EnvService;
+  makeSession: (request: TrainModelRequest) => Promise<TrainSession>;
+  service(store: TrainStore): EnvApi;
 }
 
 export async function trainServiceFixture(): Promise<TrainServiceFixture> {
@@ -51,7 +51,7 @@ export async function trainServiceFixture(): Promise<TrainServiceFixture> {
       return { model, destroy: () => undefined };
     },
     service: (store) => {
-      const service = new EnvService({
+      const service = createEnvApi({
         createExecutor: () => new LocalSqlExecutor(sql),
         bundleReader: () => {
           throw new Error('no bundles in this test');

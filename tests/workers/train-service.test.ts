@@ -1,5 +1,5 @@
 /**
- * Training through `EnvService` on the float64 reference and the toy task: a real GRPO run streams its events and
+ * Training through `EnvApi` on the float64 reference and the toy task: a real GRPO run streams its events and
  * leaves an adapter that plays as a policy; a checkpoint resumed gives exactly the uninterrupted run; pause, resume
  * and stop; a second run refused while one goes; no model → a clear rejection; out of memory and a lost device end
  * the run with an 'error' event (and a smaller setting); full storage at a checkpoint is a warning and the run goes
@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GpuOutOfMemoryError } from '../../src/gpu/errors.ts';
 import type { StepMetrics, TrainConfig } from '../../src/train/types.ts';
 import { DEFAULT_TRAIN_CONFIG } from '../../src/train/types.ts';
-import type { EnvService } from '../../src/workers/env-service.ts';
+import type { EnvApi } from '../../src/workers/env-api.ts';
 import type { TrainEvent, TrainStartRequest } from '../../src/workers/train-protocol.ts';
 import { memoryTrainStore, type TrainStore } from '../../src/workers/train-store.ts';
 import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
@@ -42,7 +42,7 @@ beforeAll(async () => {
   f = await trainServiceFixture();
 });
 
-async function loaded(store: TrainStore = memoryTrainStore()): Promise<EnvService> {
+async function loaded(store: TrainStore = memoryTrainStore()): Promise<EnvApi> {
   const service = f.service(store);
   await service.loadModel({ kind: 'url', url: 'toy' });
   return service;
@@ -60,7 +60,7 @@ function collect(): { events: TrainEvent[]; on: (e: TrainEvent) => void } {
   return { events, on: (e) => events.push(e) };
 }
 
-describe('EnvService training', () => {
+describe('EnvApi training', () => {
   it('runs GRPO with events, keeps the adapter and plays it as a policy beside the base', async () => {
     const store = memoryTrainStore();
     const service = await loaded(store);

@@ -1,5 +1,5 @@
 /** The episode's question with its database, difficulty, split and a step-budget meter. */
-import type { QuestionSummary } from '../../workers/env-service.ts';
+import type { QuestionSummary } from '../../workers/env-protocol.ts';
 
 export function QuestionCard({ question, stepsLeft, budget }: { question: QuestionSummary; stepsLeft: number; budget: number }) {
   return (

@@ -8,7 +8,7 @@ import type { StoredDatasetInfo } from '../../data/dataset-store.ts';
 import { DIFFICULTIES } from '../../data/types.ts';
 import { ClippedText } from '../components/ClippedText.tsx';
 import { routeHash } from '../router.ts';
-import type { DatasetSummary } from '../../workers/env-service.ts';
+import type { DatasetSummary } from '../../workers/env-protocol.ts';
 import { countByDatabase, countBySplit, formatBytes, splitsPresent } from './counts.ts';
 
 export type DatasetOrigin = 'built-in' | 'spider' | 'free-play';

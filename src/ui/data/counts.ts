@@ -3,7 +3,7 @@
  * the question summaries the worker sends (no gold rows), so it works for every dataset alike.
  */
 import { DIFFICULTIES, SPLITS, type Difficulty, type Split } from '../../data/types.ts';
-import type { DatasetSummary, QuestionSummary } from '../../workers/env-service.ts';
+import type { DatasetSummary, QuestionSummary } from '../../workers/env-protocol.ts';
 
 /** What the counts read of a dataset: each question's database, split and difficulty, and the databases. */
 type Counted = { questions: ReadonlyArray<Pick<QuestionSummary, 'dbId' | 'split' | 'difficulty'>> };

@@ -1,5 +1,5 @@
 /**
- * The SQL editor's completion schema, from the database's tables (`EnvService.schema`, which is free: not a step).
+ * The SQL editor's completion schema, from the database's tables (`EnvApi.schema`, which is free: not a step).
  * Tables complete with their row count, columns with their type; `table.` completes that table's columns. Pure,
  * unit-tested (tests/ui/play-completion.test.ts).
  */

@@ -3,7 +3,7 @@
  * (tests/ui/play-questions.test.ts). Every word of the query must appear in the question's id, database,
  * difficulty, split or text (case-insensitive), so "car easy" finds easy car_1 questions.
  */
-import type { QuestionSummary } from '../../workers/env-service.ts';
+import type { QuestionSummary } from '../../workers/env-protocol.ts';
 
 export type QuestionChoice = Pick<QuestionSummary, 'id' | 'dbId' | 'question' | 'difficulty' | 'split'>;
 

@@ -12,7 +12,7 @@ import type { StoredDatasetInfo } from '../../data/dataset-store.ts';
 import { SKIP_REASONS, type SkipReason } from '../../data/spider-report.ts';
 import type { GivenFile } from '../../data/spider-source-memory.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { ImportProgress } from '../../workers/env-service.ts';
+import type { ImportProgress } from '../../workers/env-protocol.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
 

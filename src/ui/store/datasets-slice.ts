@@ -4,7 +4,7 @@
  */
 import type { StateCreator } from 'zustand';
 import { envClient } from '../../workers/env-client.ts';
-import type { DatasetSummary } from '../../workers/env-service.ts';
+import type { DatasetSummary } from '../../workers/env-protocol.ts';
 import type { AppState, Middlewares } from './store.ts';
 
 export type DatasetEntry = { status: 'loading' } | { status: 'ready'; summary: DatasetSummary } | { status: 'error'; message: string };

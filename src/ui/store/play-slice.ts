@@ -14,7 +14,7 @@ import type { Action } from '../../env/actions.ts';
 import { transcriptStep, type TranscriptStep } from '../../eval/transcript.ts';
 import type { TableInfo } from '../../sql/types.ts';
 import { envClient } from '../../workers/env-client.ts';
-import type { QuestionSummary } from '../../workers/env-service.ts';
+import type { QuestionSummary } from '../../workers/env-protocol.ts';
 import { tableAction } from '../play/table-action.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';

@@ -15,7 +15,7 @@ import type { Difficulty, Question, SplitSelector } from '../../data/types.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import type { PolicyInfo } from '../../policies/registry.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { LoadedModelInfo } from '../../workers/env-service.ts';
+import type { LoadedModelInfo } from '../../workers/env-protocol.ts';
 import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';

@@ -9,7 +9,7 @@
  */
 import type { CachedModel } from '../../model/cache.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { LoadedModelInfo } from '../../workers/env-service.ts';
+import type { LoadedModelInfo } from '../../workers/env-protocol.ts';
 import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
 import type { LlmPolicySettings } from '../../workers/llm-settings.ts';
 import { errorText } from '../store/datasets-slice.ts';

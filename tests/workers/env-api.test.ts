@@ -8,20 +8,20 @@ import { runEpisode } from '../../src/eval/episode.ts';
 import { SqlEnv } from '../../src/env/env.ts';
 import { RandomPolicy } from '../../src/policies/random.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
-import { EnvService } from '../../src/workers/env-service.ts';
+import { createEnvApi, type EnvApi } from '../../src/workers/env-api.ts';
 import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
 
 let dir: string;
-let service: EnvService;
+let service: EnvApi;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sqlenv-bundles-'));
   await writeBundleFolder(join(dir, 'demo'), await buildDemoDataset());
-  service = new EnvService({ createExecutor: () => createNodeSqlExecutor({ limits: { timeoutMs: 800 } }), bundleReader: (name) => folderBundleReader(join(dir, name)), bundleNames: async () => ['demo'] });
+  service = createEnvApi({ createExecutor: () => createNodeSqlExecutor({ limits: { timeoutMs: 800 } }), bundleReader: (name) => folderBundleReader(join(dir, name)), bundleNames: async () => ['demo'] });
 });
 afterAll(() => service.close());
 
-describe('EnvService', () => {
+describe('EnvApi', () => {
   it('summarises a bundle without gold rows and serves a question in full', async () => {
     const summary = await service.loadDataset('demo');
     expect(summary.name).toBe('demo');

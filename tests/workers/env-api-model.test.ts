@@ -1,5 +1,5 @@
 /**
- * `EnvService`'s model methods in Node, with the real source reader (a picked folder's files), the real Qwen3
+ * The environment API's model methods in Node, with the real source reader (a picked folder's files), the real Qwen3
  * tokenizer and a fake `generate` in place of the WebGPU engine: settings checked before anything loads, a bad folder
  * failing with the reader's typed error and changing nothing, the policy list before / after load / after unload,
  * settings reaching the policy (1-shot and 3-shot prompts longer than zero-shot, the prompt size in the transcript),
@@ -23,7 +23,8 @@ import { writeSafetensors } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import type { Tokenizer } from '../../src/model/tokenizer.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
-import { EnvService, type EnvServiceOptions } from '../../src/workers/env-service.ts';
+import { createEnvApi, type EnvApi } from '../../src/workers/env-api.ts';
+import type { EnvServicesOptions } from '../../src/workers/services/env-services.ts';
 import type { LlmLoadProgress, LoadedLlm } from '../../src/workers/llm-generate.ts';
 import { sourceReader, type LlmSource } from '../../src/workers/llm-source.ts';
 import { LlmSettingsError } from '../../src/workers/llm-settings.ts';
@@ -70,7 +71,7 @@ let destroyed = 0;
 /** While set, a load waits for its signal (to test cancel). */
 let hang = false;
 
-const loadLlm: NonNullable<EnvServiceOptions['loadLlm']> = async (source: LlmSource, onProgress: (p: LlmLoadProgress) => void, options) => {
+const loadLlm: NonNullable<EnvServicesOptions['loadLlm']> = async (source: LlmSource, onProgress: (p: LlmLoadProgress) => void, options) => {
   loads++;
   if (hang) {
     await new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new DOMException('cancelled', 'AbortError'))));
@@ -97,13 +98,13 @@ const loadLlm: NonNullable<EnvServiceOptions['loadLlm']> = async (source: LlmSou
 };
 
 const cache = new CacheStorageFileStore(memoryCaches());
-let service: EnvService;
+let service: EnvApi;
 
 beforeAll(async () => {
   tokenizer = await loadTokenizerFolder(dirname(qwen3TokenizerJsonPath()));
   dir = mkdtempSync(join(tmpdir(), 'sqlenv-bundles-'));
   await writeBundleFolder(join(dir, 'demo'), await buildDemoDataset());
-  service = new EnvService({
+  service = createEnvApi({
     createExecutor: () => createNodeSqlExecutor({ limits: { timeoutMs: 2000 } }),
     bundleReader: (name) => folderBundleReader(join(dir, name)),
     bundleNames: async () => ['demo'],
@@ -126,9 +127,9 @@ async function firstPromptLength(): Promise<number> {
   return prompts.at(-1)!.length;
 }
 
-describe('EnvService model methods', () => {
+describe('EnvApi model methods', () => {
   it('refuses to load where no engine runs', async () => {
-    const bare = new EnvService({ createExecutor: () => createNodeSqlExecutor(), bundleReader: () => folderBundleReader(dir), bundleNames: async () => [], datasetStore: null });
+    const bare = createEnvApi({ createExecutor: () => createNodeSqlExecutor(), bundleReader: () => folderBundleReader(dir), bundleNames: async () => [], datasetStore: null });
     await expect(bare.loadModel({ kind: 'url', url: 'models/tiny/' })).rejects.toThrow(/cannot run language models/);
     await bare.close();
   });

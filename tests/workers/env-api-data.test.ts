@@ -10,18 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryDatasetStore, type DatasetStore } from '../../src/data/dataset-store.ts';
 import { FREE_PLAY_QUESTION_ID } from '../../src/data/free-play.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
-import { EnvService, type ImportProgress } from '../../src/workers/env-service.ts';
+import type { ImportProgress } from '../../src/workers/env-protocol.ts';
+import { createEnvApi, type EnvApi } from '../../src/workers/env-api.ts';
 import { buildSpiderFixture } from '../data/spider-fixture.ts';
 import { buildTinyDataset, tinyDatabaseBytes } from '../fixtures/tiny-dataset.ts';
 
 let dir: string;
 let zip: Uint8Array;
 let store: DatasetStore;
-const services: EnvService[] = [];
+const services: EnvApi[] = [];
 
-function newService(datasetStore: DatasetStore | null = store): EnvService {
+function newService(datasetStore: DatasetStore | null = store): EnvApi {
   const tinyBundle = buildTinyDataset();
-  const service = new EnvService({
+  const service = createEnvApi({
     createExecutor: () => createNodeSqlExecutor({ limits: { timeoutMs: 5_000 } }),
     // One built bundle, 'tiny'; any other name is missing, as on a static host.
     bundleReader: (name) => ({
