@@ -3,9 +3,15 @@
  * worker with Vite's build API (same toolchain as the app, `?raw` WGSL included) and served through `page.route` on
  * the app's own origin (http://127.0.0.1:4173, a secure context, so `navigator.gpu` is there). Nothing is added to
  * the app's build: vite.config.ts stays as it is.
+ *
+ * Seeds: each run draws a fresh seed (src/gpu-tests/seed.ts) that every test prints; `GPU_CHECK_SEED=<n> npx
+ * playwright test e2e/gpu` replays it. The checks themselves are the registry's (src/gpu-tests/registry.ts), which
+ * the Node suite (tests/gpu/checks-node*.test.ts) runs too; this file imports only their report format (report.ts),
+ * never the checks, so the Playwright process does not load WGSL.
  */
 import { expect, test, type Page } from '@playwright/test';
-import type { CheckReport } from '../../src/gpu-tests/harness.ts';
+import { failingCases, reportLines, type CheckReport } from '../../src/gpu-tests/report.ts';
+import { describeSeed, runSeed, type RunSeed } from '../../src/gpu-tests/seed.ts';
 import { build, type Rolldown } from 'vite';
 
 const HARNESS_ENTRY = 'src/gpu-tests/harness.ts';
@@ -53,24 +59,43 @@ export async function openHarness(page: Page): Promise<void> {
 }
 
 /**
- * Declares one Playwright test per check: each opens the harness, runs its check with seed 1, prints every case's
- * largest absolute/relative difference against the tolerance it is held to (and the check's notes), and fails
- * naming the cases out of tolerance.
+ * The seed of this run: GPU_CHECK_SEED, else drawn once per test worker (Playwright runs one worker, but starts a
+ * fresh one after a failure, which draws again). Every test prints the seed it used and how to replay it.
  */
-export function describeChecks(title: string, checks: readonly string[]): void {
+export const RUN_SEED: RunSeed = runSeed(process.env);
+
+export interface DescribeOptions {
+  /** Time allowed per check, or per check by name (default: the config's 60 s). */
+  timeoutMs?: number | ((check: string) => number);
+  /** Consecutive seeds each check runs with (default 1: the run's seed only). */
+  draws?: number;
+}
+
+/** Runs `name` in the page with `seed`, prints its lines, and fails naming the cases out of tolerance. */
+export async function runCheckInPage(page: Page, name: string, seed: number): Promise<CheckReport> {
+  const report: CheckReport = await page.evaluate(([check, s]) => window.gpuHarness!.run(check, s), [name, seed] as const);
+  console.log(reportLines(report).join('\n'));
+  expect(failingCases(report), `failing cases of ${name} (seed ${seed}; replay with GPU_CHECK_SEED=${seed})`).toEqual([]);
+  expect(report.pass).toBe(true);
+  return report;
+}
+
+/**
+ * Declares one Playwright test per check: each opens the harness, runs its check with the run's seed (RUN_SEED, and
+ * the next `draws − 1` seeds), prints every case's largest absolute/relative difference against the tolerance it is
+ * held to (and the check's notes), and fails naming the cases out of tolerance.
+ */
+export function describeChecks(title: string, checks: readonly string[], options: DescribeOptions = {}): void {
+  const seeds = Array.from({ length: options.draws ?? 1 }, (_, i) => RUN_SEED.seed + i);
   test.describe(title, () => {
     for (const name of checks) {
       test(name, async ({ page }) => {
+        const timeout = typeof options.timeoutMs === 'function' ? options.timeoutMs(name) : options.timeoutMs;
+        if (timeout !== undefined) test.setTimeout(timeout);
+        console.log(describeSeed(RUN_SEED, 'npx playwright test e2e/gpu'));
+        test.info().annotations.push({ type: 'seed', description: seeds.join(', ') });
         await openHarness(page);
-        const report: CheckReport = await page.evaluate((check) => window.gpuHarness!.run(check, 1), name);
-        for (const r of report.results) {
-          console.log(
-            `[${report.adapter}] ${r.label.padEnd(34)} ${r.shape.padEnd(40)} maxAbs=${r.maxAbs.toExponential(2)} maxRel=${r.maxRel.toExponential(2)} tol=abs ${r.tol.abs} + rel ${r.tol.rel} ${r.pass ? 'ok' : 'FAIL'}`,
-          );
-        }
-        for (const n of report.notes) console.log(`note: ${n}`);
-        expect(report.results.filter((r) => !r.pass), `failing cases of ${name}`).toEqual([]);
-        expect(report.pass).toBe(true);
+        for (const seed of seeds) await runCheckInPage(page, name, seed);
       });
     }
   });

@@ -1,7 +1,9 @@
 /**
  * The toy task (src/train/toy-run.ts) in a browser page, on the WebGPU model: sql.js with its WASM bundled into the
  * page (Vite `?url`, inlined by the library build that bundles test and bench pages: no request leaves the page), the
- * toy setup, and a fresh `GpuTrainableModel` on its tiny base model. Shared by the learning check
+ * toy setup, and a fresh `GpuTrainableModel` on its tiny base model. In Node (the checks' Node run,
+ * tests/gpu/checks-node*.test.ts) sql.js loads the WASM beside its own script, as the CPU tests do: there `?url` is a
+ * server path ('/node_modules/…') that is no file. Shared by the learning check
  * (checks/train-learning.ts) and the `train:toy` page (scripts/train-toy/page.ts).
  */
 import initSqlJs from 'sql.js';
@@ -17,9 +19,11 @@ export const TOY_MICRO_BATCH_TOKENS = 1024;
 
 let setup: Promise<ToySetup> | null = null;
 
-/** The toy task (built once per page). */
+const inNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+
+/** The toy task (built once per page, or per Node process). */
 export function toySetup(): Promise<ToySetup> {
-  setup ??= initSqlJs({ locateFile: () => wasmUrl }).then((sql) => setupToyTask(sql));
+  setup ??= initSqlJs(inNode ? {} : { locateFile: () => wasmUrl }).then((sql) => setupToyTask(sql));
   return setup;
 }
 

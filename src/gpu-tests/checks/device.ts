@@ -1,7 +1,8 @@
 /**
- * Device checks, run in the browser: limits are requested at the adapter's maxima, a too-small adapter and a missing
- * adapter give typed errors, a lost device moves the context to 'lost' and `recover()` gives a working device, and
- * an intentional `destroy()` is not reported as a loss. Each case acquires (and destroys) its own device.
+ * Device checks, run in the browser (on `navigator.gpu`) and in Node (on Dawn's `GPU`, src/gpu/node/node-gpu.ts):
+ * limits are requested at the adapter's maxima, a too-small adapter and a missing adapter give typed errors, a lost
+ * device moves the context to 'lost' and `recover()` gives a working device, and an intentional `destroy()` is not
+ * reported as a loss. Each case acquires (and destroys) its own device on the `gpu` it is given.
  */
 import { createStorageWith, readBuffer } from '../../gpu/buffers.ts';
 import { REQUESTED_LIMITS, acquireGpu } from '../../gpu/device.ts';
@@ -18,17 +19,17 @@ export interface DeviceReport {
   destroyed: { state: string; lostListenerCalled: boolean } | null;
 }
 
-export async function checkDevice(): Promise<DeviceReport> {
+export async function checkDevice(gpu: GPU): Promise<DeviceReport> {
   const report: DeviceReport = { limitsMatchAdapter: false, limits: {}, shaderF16: false, tooSmall: null, noAdapter: null, lost: null, recovered: null, destroyed: null };
 
-  const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
-  const ctx = await acquireGpu({ label: 'device-check' });
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  const ctx = await acquireGpu({ gpu, label: 'device-check' });
   report.limitsMatchAdapter = REQUESTED_LIMITS.every((name) => ctx.device.limits[name] === adapter?.limits[name]);
   for (const name of REQUESTED_LIMITS) report.limits[name] = ctx.device.limits[name];
   report.shaderF16 = ctx.features.shaderF16;
 
   try {
-    await acquireGpu({ need: { maxStorageBufferBindingSize: 2 ** 50 } });
+    await acquireGpu({ gpu, need: { maxStorageBufferBindingSize: 2 ** 50 } });
   } catch (error) {
     if (error instanceof GpuLimitError) report.tooSmall = { name: error.name, limit: error.limit, message: error.message };
   }
@@ -63,9 +64,12 @@ export async function checkDevice(): Promise<DeviceReport> {
   buffer.destroy();
   report.recovered = { state: ctx.state, listenerCalled: recoveredCalled, roundTrip: [...back] };
 
+  // The context's own `lost` handler was attached first, so it has run once this device's `lost` has settled.
   lostCalled = false;
+  const destroyedDevice = ctx.device;
   ctx.destroy();
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await destroyedDevice.lost;
+  await Promise.resolve();
   report.destroyed = { state: ctx.state, lostListenerCalled: lostCalled };
   return report;
 }

@@ -27,14 +27,24 @@ const MATMUL_TOL = { abs: 2e-5, rel: 1e-4 };
 const ENGINE_TOL = { abs: 5e-5, rel: 1e-4 };
 /**
  * Bounds on the quantised engines' logits against the f16 engine on the tiny model: largest absolute difference,
- * and RMS difference / RMS of the f16 logits. Measured (seed 1): q8 0.23 and 2.0%, q4 3.6 and 34%. The tiny model's
- * weights are uniform random, the worst case for a max-scaled grid (per-weight RMS error 0.4% of the RMS weight at
- * q8, 7% at q4; tests/gpu/quant.test.ts), and its random layers amplify that about 5×; q4 error is ~17× q8's, as
- * the grids' steps (1/7 vs 1/127 of the group's max) predict. Real checkpoints must be measured on their own.
+ * and RMS difference / RMS of the f16 logits. The tiny model's weights are uniform random, the worst case for a
+ * max-scaled grid (per-weight RMS error 0.4% of the RMS weight at q8, 7% at q4; tests/gpu/quant.test.ts), and its
+ * random layers amplify that about 5×; q4 error is ~17× q8's, as the grids' steps (1/7 vs 1/127 of the group's max)
+ * predict. Real checkpoints must be measured on their own.
+ *
+ * These are a budget of the FORMAT on a randomly drawn model, not a tolerance on the GPU's arithmetic (that is the
+ * "engine.qN vs reference on decoded weights" comparison, at ENGINE_TOL): how much the logits move depends on how
+ * much the seed's random layers amplify weight error, so they are set from the spread over draws, not from one.
+ * Measured over ten seeds (1–9 and 367842473; SwiftShader, Node and Chromium bit-identical):
+ *   q8: max |Δ| 0.22–0.33, relRMS 0.017–0.026;   q4: max |Δ| 3.3–7.0, relRMS 0.29–0.47.
+ * The first bounds (q4 6 and 0.5, q8 0.4 and 0.03) were ~1.7× seed 1's figures alone (q4 3.6 and 34%) and failed
+ * at seed 367842473 (q4 max |Δ| 6.97, an extreme over 911,616 logits of a strongly amplifying draw). The bounds
+ * below are ~1.5× the largest of the ten draws; a broken quantiser or decoder moves the logits by several RMS
+ * logits (≈ 2) at once and fails the tight reference comparison first.
  */
 export const QUANT_BOUNDS: Record<'q8' | 'q4', { maxAbs: number; relRms: number }> = {
-  q8: { maxAbs: 0.4, relRms: 0.03 },
-  q4: { maxAbs: 6, relRms: 0.5 },
+  q8: { maxAbs: 0.5, relRms: 0.04 },
+  q4: { maxAbs: 10, relRms: 0.7 },
 };
 
 interface Case {

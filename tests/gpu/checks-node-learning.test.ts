@@ -1,0 +1,13 @@
+/**
+ * The toy learning runs (src/gpu-tests/checks/train-learning.ts) in Node on Dawn, on request only:
+ * `GPU_CHECKS_LEARNING=1 npx vitest run tests/gpu/checks-node-learning.test.ts`.
+ *
+ * Why not by default: these checks take no seed (the toy task fixes its own), so a second run adds no new draw, and
+ * the engine gives Chromium's logits bit for bit (engine-node-chromium.test.ts), so Chromium's run of them
+ * (e2e/gpu/train-learning.spec.ts, 5–8 min per GRPO case) already covers the same arithmetic; in Node one GRPO case
+ * took 22 min on this 2-core machine under load (it passed: fresh mean reward 0.016 → 0.438), two of them ~45 min,
+ * too much for CI twice over. See checks-node-suite.ts for the split and seeds.
+ */
+import { describeNodeChecks } from './checks-node-suite.ts';
+
+describeNodeChecks('learning', 'tests/gpu/checks-node-learning.test.ts', process.env.GPU_CHECKS_LEARNING === '1');
