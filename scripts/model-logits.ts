@@ -16,7 +16,8 @@
  */
 import { PAGE_ENTRY } from '../e2e/model/bundle.ts';
 import { parseCliArgs, runCli, UsageError, withChromium } from '../e2e/model/serve.ts';
-import { topLogits, type TopLogits } from '../e2e/model/top-logits.ts';
+import { topLogits, type TopLogits } from '../src/model/top-logits.ts';
+import { NonFiniteLogitsError } from '../src/cli/logits-command.ts';
 import type { WeightFormat } from '../src/gpu/quant.ts';
 import { loadModelFolder, loadTokenizerFolder } from '../src/model/files-node.ts';
 import { createReferenceSession } from '../src/model/reference/model.ts';
@@ -52,14 +53,6 @@ function parseArgs(argv: readonly string[]): Args {
   const top = a.int('top', 20);
   a.done();
   return { model, text, ids, cpu, quant: quant as WeightFormat, top };
-}
-
-/** Logits that are NaN or infinite: never printed as `null`, always an error naming the model. */
-class NonFiniteLogitsError extends Error {
-  override name = 'NonFiniteLogitsError';
-  constructor(model: string, id: number, value: number) {
-    super(`${model}: the logit of token ${id} is ${value}; the weights overflow in float64 or are damaged. Check the checkpoint.`);
-  }
 }
 
 /**

@@ -11,7 +11,7 @@ import { CacheStorageFileStore, type CachedModel } from '../../src/model/cache.t
 import { downloadModel, type DownloadProgress } from '../../src/model/hub.ts';
 import { loadCheckpoint } from '../../src/model/load.ts';
 import { fetchCheckpoint } from './fetch-checkpoint.ts';
-import { topLogits, type TopLogits } from './top-logits.ts';
+import { topLogits, type TopLogits } from '../../src/model/top-logits.ts';
 
 type Result<T> = T | { error: { name: string; message: string } };
 

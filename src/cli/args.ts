@@ -7,6 +7,14 @@ export class UsageError extends Error {
   }
 }
 
+/** A failure the user can act on (exit 1): main prints its message without a stack trace. */
+export class CliError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
 export function choice<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback?: T): T {
   if (value === undefined) {
     if (fallback !== undefined) return fallback;
@@ -20,6 +28,16 @@ export function integer(name: string, value: string | undefined, fallback: numbe
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got '${value}'.`);
+  return n;
+}
+
+export function decimal(name: string, value: string | undefined, fallback: number, min = -Infinity, max = Infinity): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    const range = max === Infinity ? `≥ ${min}` : min === -Infinity ? `≤ ${max}` : `in [${min}, ${max}]`;
+    throw new UsageError(`--${name} must be a number ${range}, got '${value}'.`);
+  }
   return n;
 }
 

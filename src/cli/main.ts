@@ -1,17 +1,20 @@
 /**
- * The `sqlenv` command line: `eval`, `run`, `exec-match`, `export` (TRL datasets) and `serve` (the OpenEnv server).
+ * The `sqlenv` command line: `eval`, `run`, `exec-match`, `export` (TRL datasets), `serve` (the OpenEnv server), and
+ * the model commands on the Node WebGPU engine: `logits`, `train` (and `eval --policy qwen`).
  * Exit codes: 0 ok, 1 failure (bad dataset, I/O), 2 bad arguments.
  */
 import { DatasetError } from '../data/bundle.ts';
 import { EnvUsageError } from '../env/env.ts';
-import { UsageError } from './args.ts';
+import { CliError, UsageError } from './args.ts';
 import { EVAL_USAGE, evalCommand } from './eval-command.ts';
 import { EXEC_MATCH_USAGE, execMatchCommand } from './exec-match-command.ts';
 import { EXPORT_USAGE, exportCommand } from './export-command.ts';
+import { LOGITS_USAGE, logitsCommand } from './logits-command.ts';
 import { RUN_USAGE, runCommand } from './run-command.ts';
 import { SERVE_USAGE, serveCommand } from './serve-command.ts';
+import { TRAIN_USAGE, trainCommand } from './train-command.ts';
 
-const USAGE = ['Usage:', `  ${EVAL_USAGE}`, `  ${RUN_USAGE}`, `  ${EXEC_MATCH_USAGE}`, `  ${EXPORT_USAGE}`, `  ${SERVE_USAGE}`].join('\n');
+const USAGE = ['Usage:', `  ${EVAL_USAGE}`, `  ${RUN_USAGE}`, `  ${EXEC_MATCH_USAGE}`, `  ${EXPORT_USAGE}`, `  ${SERVE_USAGE}`, `  ${LOGITS_USAGE}`, `  ${TRAIN_USAGE}`].join('\n');
 
 const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   eval: evalCommand,
@@ -19,6 +22,8 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
   'exec-match': execMatchCommand,
   export: exportCommand,
   serve: serveCommand,
+  logits: logitsCommand,
+  train: trainCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -42,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`sqlenv ${name}: ${message}\n${USAGE}\n`);
       return 2;
     }
-    process.stderr.write(`sqlenv ${name}: ${e instanceof DatasetError ? message : (e instanceof Error && e.stack) || message}\n`);
+    process.stderr.write(`sqlenv ${name}: ${e instanceof DatasetError || e instanceof CliError ? message : (e instanceof Error && e.stack) || message}\n`);
     return 1;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The top-k entries of one row of logits, as `npm run model:logits` prints them: ids by logit, highest first (ties by
- * lower id), shared by its CPU path (Node) and its WebGPU page so both order the same way.
+ * lower id), shared by its CPU path (Node), its WebGPU page and `sqlenv logits`, so all order the same way.
  */
 export interface TopLogits {
   ids: number[];
