@@ -34,8 +34,10 @@ import { writeTinyModel } from '../src/model/files-node.ts';
 import { exportOnnxFolder } from '../src/model/onnx/folder-node.ts';
 import { OnnxExportError } from '../src/model/onnx/qwen.ts';
 import { tinyModelConfig } from '../src/model/tiny-model.ts';
+import { formatBytes } from '../src/gpu/memory-plan.ts';
 import { memoryLines } from './engine/memory.ts';
-import type { EngineBenchResult, VersusResult } from './engine/page.ts';
+import type { EngineBenchResult } from './engine/measure.ts';
+import type { VersusResult } from './engine/page.ts';
 import type { GenerationTiming } from './engine/transformers-decode.ts';
 
 const USAGE =
@@ -122,6 +124,7 @@ function printEngine(r: EngineBenchResult, args: Args): void {
   const B = args.batch;
   const perStep = r.decode.dispatchesPerStep;
   console.log(`adapter: ${r.adapter}; weights ${args.quant}; B=${B} prompt=${args.prompt} decode=${args.decode} (S=${r.context}, T=${r.maxTokens}); sampling on the GPU (temperature ${SAMPLING.temperature}, top-k ${SAMPLING.topK}, top-p ${SAMPLING.topP})`);
+  console.log(`engine: created in ${(r.createMs / 1000).toFixed(2)} s, weights uploaded in ${(r.uploadMs / 1000).toFixed(2)} s; GPU memory planned ${formatBytes(r.planBytes)}, buffers allocated at the peak ${formatBytes(r.allocatedPeakBytes)}`);
   console.log(`warm-up (compile + one prefill + 2 decode steps, not timed below): ${(r.warmupMs / 1000).toFixed(2)} s`);
   console.log(`prefill: ${r.prefill.tokens} tokens in ${r.prefill.ms.toFixed(0)} ms = ${rate(r.prefill.tokens, r.prefill.ms)} (${r.prefill.dispatches} dispatches, ${r.prefill.submits} submits)`);
   console.log(`decode:  ${r.decode.tokens} tokens (${r.decode.steps} steps × B=${B}) in ${r.decode.ms.toFixed(0)} ms = ${rate(r.decode.tokens, r.decode.ms)} (${(r.decode.ms / r.decode.steps).toFixed(1)} ms per step)`);

@@ -44,6 +44,7 @@ function parseArgs(argv: readonly string[]): TrainBenchOptions {
     rank: a.int('rank', 8),
     maxTurns: a.int('turns', 2),
     maxNewTokens: a.int('new-tokens', 8),
+    klBeta: 0,
     microBatchTokens: a.int('micro-batch', 1024),
     peakSizes: sizes.split(',').map(Number),
   };

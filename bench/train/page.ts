@@ -1,11 +1,9 @@
 /**
  * The training bench page: bundled by e2e/model/bundle.ts and served on 127.0.0.1 by bench/train.bench.ts. It runs
- * real GRPO steps (src/train/trainer.ts) with the WebGPU model (src/train/gpu-model.ts) on the toy task (sql.js in
- * the page, src/gpu-tests/toy-gpu.ts) with a random model of the requested dimensions (its vocabulary at least the
- * toy tokenizer's; ids above it decode as U+FFFD, i.e. invalid actions), and reports per step the rollout and update
- * seconds and the FLOPs the update executed (flops.ts, counted from the micro-batches the trainer actually sent to
- * `forward`/`backward`: zero-advantage episodes are skipped there). Then, on the same device, the engine's own matmul
- * (src/gpu-tests/bench.ts `timeMatmul`) at a few square sizes and every variant: the best FLOP/s is the reference.
+ * real GRPO steps with measure.ts (the same code bench/full.bench.ts runs in Node) on the toy task (sql.js in the
+ * page, src/gpu-tests/toy-gpu.ts) with a random model of the requested dimensions, then, on the same device, the
+ * engine's own matmul (src/gpu-tests/bench.ts `timeMatmul`) at a few square sizes and every variant: the best FLOP/s
+ * is the reference the update's FLOP/s is set against.
  */
 import { createRng } from '../../src/data/rng.ts';
 import type { GpuContext } from '../../src/gpu/device.ts';
@@ -13,16 +11,14 @@ import { timeMatmul, type OpTiming } from '../../src/gpu-tests/bench.ts';
 import { withToyModel, type PageResult } from '../../src/gpu-tests/toy-gpu.ts';
 import type { ToySetup } from '../../src/train/toy-run.ts';
 import type { MatmulVariant } from '../../src/gpu/kernels/matmul.ts';
-import { DEFAULT_LORA_CONFIG } from '../../src/model/lora.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import { GpuTrainableModel } from '../../src/train/gpu-model.ts';
-import type { AdamWSettings, ForwardOptions, GenerateRequest, ScoredSequence, TrainableModel } from '../../src/train/policy-model.ts';
-import { scoredCount } from '../../src/train/policy-model.ts';
-import { Trainer } from '../../src/train/trainer.ts';
-import type { StepMetrics } from '../../src/train/types.ts';
-import { forwardOnlyFlops, updateFlops, type FlopBatch, type LoraDims } from './flops.ts';
+import { adapterName } from '../engine/measure.ts';
+import { benchLora, describeTrainModel, measureTraining, trainPlan, type GrpoBenchSettings, type StepFigures } from './measure.ts';
 
-export interface TrainBenchOptions {
+export type { StepFigures } from './measure.ts';
+
+export interface TrainBenchOptions extends GrpoBenchSettings {
   layers: number;
   hidden: number;
   heads: number;
@@ -30,26 +26,9 @@ export interface TrainBenchOptions {
   headDim: number;
   intermediate: number;
   vocab: number;
-  rank: number;
-  group: number;
-  prompts: number;
-  steps: number;
-  maxTurns: number;
-  maxNewTokens: number;
   microBatchTokens: number;
   /** Square matmul sizes timed for the reference FLOP/s. */
   peakSizes: number[];
-}
-
-export interface StepFigures {
-  step: number;
-  rollout: number;
-  update: number;
-  tokens: number;
-  generated: number;
-  microBatches: number;
-  /** FLOPs the update executed (0 when every group had equal rewards: no update). */
-  updateFlops: number;
 }
 
 export interface TrainBenchResult {
@@ -58,44 +37,6 @@ export interface TrainBenchResult {
   plan: { B: number; S: number; T: number; bytes: number };
   steps: StepFigures[];
   matmul: OpTiming[];
-}
-
-/** A `TrainableModel` that passes everything to the GPU model and counts the FLOPs of its forwards and backwards. */
-class FlopCounter implements TrainableModel {
-  flops = 0;
-  private last: FlopBatch | null = null;
-  constructor(
-    private readonly inner: GpuTrainableModel,
-    private readonly lora: LoraDims,
-  ) {}
-  get tokenizer() {
-    return this.inner.tokenizer;
-  }
-  get contextTokens() {
-    return this.inner.contextTokens;
-  }
-  get microBatchLimits() {
-    return this.inner.microBatchLimits;
-  }
-  generate(requests: readonly GenerateRequest[]) {
-    return this.inner.generate(requests);
-  }
-  forward(batch: readonly ScoredSequence[], options: ForwardOptions = {}) {
-    const b = { lengths: batch.map((s) => s.tokenIds.length), scored: scoredCount(batch) };
-    if (options.adapter === false) this.flops += forwardOnlyFlops(this.inner.engine.model, b);
-    else this.last = b;
-    return this.inner.forward(batch, options);
-  }
-  backward(dlogprob: Float32Array) {
-    if (this.last) this.flops += updateFlops(this.inner.engine.model, this.lora, this.last);
-    return this.inner.backward(dlogprob);
-  }
-  optimizerStep(settings: AdamWSettings) {
-    return this.inner.optimizerStep(settings);
-  }
-  gpuBytes() {
-    return this.inner.gpuBytes();
-  }
 }
 
 const VARIANTS: readonly MatmulVariant[] = ['v0', 'v1', 'v2'];
@@ -113,7 +54,7 @@ function benchModel(o: TrainBenchOptions) {
       intermediateSize: o.intermediate,
     });
     return GpuTrainableModel.create(ctx, config, randomModelWeights(config, createRng(0)), s.tokenizer, {
-      lora: benchLora(o),
+      lora: benchLora(o.rank),
       seed: 0,
       rolloutSlots: o.group * o.prompts,
       contextTokens: 256,
@@ -122,32 +63,14 @@ function benchModel(o: TrainBenchOptions) {
   };
 }
 
-const benchLora = (o: TrainBenchOptions) => ({ ...DEFAULT_LORA_CONFIG, rank: o.rank, alpha: 2 * o.rank });
-
 function run(o: TrainBenchOptions): Promise<PageResult<TrainBenchResult>> {
   return withToyModel(
     'train-bench',
     async (ctx, s, model) => {
-      const lora = benchLora(o);
-      const counter = new FlopCounter(model, { rank: lora.rank, targets: lora.targetModules });
-      const steps: StepFigures[] = [];
-      const onStep = (m: StepMetrics) => {
-        steps.push({ step: m.step, rollout: m.seconds.rollout, update: m.seconds.update, tokens: m.tokens, generated: m.generatedTokens, microBatches: m.microBatches, updateFlops: counter.flops });
-        counter.flops = 0;
-      };
-      const trainer = new Trainer(
-        { model: counter, dataset: s.dataset, executor: s.executor },
-        { algo: 'grpo', steps: o.steps, lr: 1e-3, warmupSteps: 0, groupSize: o.group, promptsPerStep: o.prompts, maxTurns: o.maxTurns, maxNewTokensPerTurn: o.maxNewTokens, evalEvery: 0, traceEvery: 0, checkpointEvery: 0 },
-        { onStep },
-      );
-      await trainer.run();
+      const steps = await measureTraining(s, model, o);
       const matmul: OpTiming[] = [];
       for (const n of o.peakSizes) for (const v of VARIANTS) matmul.push(await timeMatmul(ctx, n, n, n, v));
-      const config = model.engine.model;
-      const { batch: B, context: S, maxTokens: T } = model.engine.plan.options;
-      const adapter = `${ctx.adapterInfo.vendor}/${ctx.adapterInfo.architecture}${ctx.features.shaderF16 ? ' +f16' : ''}`;
-      const name = `qwen3 L=${config.numLayers} C=${config.hiddenSize} I=${config.intermediateSize} H=${config.numHeads}/${config.numKvHeads}×${config.headDim} V=${config.vocabSize}, LoRA r=${lora.rank} on all 7`;
-      return { adapter, model: name, plan: { B, S, T, bytes: model.gpuBytes() }, steps, matmul };
+      return { adapter: adapterName(ctx), model: describeTrainModel(model, o.rank), plan: trainPlan(model), steps, matmul };
     },
     benchModel(o),
   );
