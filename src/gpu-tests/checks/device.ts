@@ -19,6 +19,16 @@ export interface DeviceReport {
   destroyed: { state: string; lostListenerCalled: boolean } | null;
 }
 
+/** What a correct device layer reports, for `expect(report).toMatchObject(DEVICE_EXPECTED)` in Vitest and Playwright. */
+export const DEVICE_EXPECTED = {
+  limitsMatchAdapter: true,
+  tooSmall: { name: 'GpuLimitError', limit: 'maxStorageBufferBindingSize' },
+  noAdapter: { name: 'GpuUnavailableError', reason: 'no-adapter' },
+  lost: { state: 'lost', listenerCalled: true, assertError: 'GpuDeviceLostError', reason: 'destroyed' },
+  recovered: { state: 'ready', listenerCalled: true, roundTrip: [1.5, -2, 3.25] },
+  destroyed: { state: 'destroyed', lostListenerCalled: false },
+} as const;
+
 export async function checkDevice(gpu: GPU): Promise<DeviceReport> {
   const report: DeviceReport = { limitsMatchAdapter: false, limits: {}, shaderF16: false, tooSmall: null, noAdapter: null, lost: null, recovered: null, destroyed: null };
 
