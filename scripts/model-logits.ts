@@ -16,8 +16,7 @@
  */
 import { PAGE_ENTRY } from '../e2e/model/bundle.ts';
 import { parseCliArgs, runCli, UsageError, withChromium } from '../e2e/model/serve.ts';
-import { topLogits, type TopLogits } from '../src/model/top-logits.ts';
-import { NonFiniteLogitsError } from '../src/cli/logits-command.ts';
+import { finiteTopLogits, type TopLogits } from '../src/model/top-logits.ts';
 import type { WeightFormat } from '../src/gpu/quant.ts';
 import { loadModelFolder, loadTokenizerFolder } from '../src/model/files-node.ts';
 import { createReferenceSession } from '../src/model/reference/model.ts';
@@ -62,9 +61,7 @@ function parseArgs(argv: readonly string[]): Args {
 async function cpuLogits(dir: string, ids: number[], k: number): Promise<TopLogits> {
   const model = await loadModelFolder(dir);
   const last = createReferenceSession(model.config, model.tensors).prefill(ids); // (V)
-  const bad = last.findIndex((x) => !Number.isFinite(x));
-  if (bad >= 0) throw new NonFiniteLogitsError(dir, bad, last[bad]);
-  return topLogits(last, k);
+  return finiteTopLogits(last, k, dir);
 }
 
 async function gpuLogits(dir: string, ids: number[], quant: WeightFormat, k: number): Promise<TopLogits & { adapter: string }> {

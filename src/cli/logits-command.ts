@@ -11,20 +11,12 @@
  * infinite logit is an error naming the model (exit 1), never printed as null.
  */
 import { parseArgs } from 'node:util';
-import { topLogits } from '../model/top-logits.ts';
+import { finiteTopLogits } from '../model/top-logits.ts';
 import { WEIGHT_FORMATS, type WeightFormat } from '../gpu/quant.ts';
-import { choice, CliError, integer, UsageError } from './args.ts';
+import { choice, integer, UsageError } from './args.ts';
 import { createInferenceEngine, openNodeGpu, readAdapterFolder, readModelFolder } from './node-model.ts';
 
 export const LOGITS_USAGE = 'sqlenv logits --model DIR (--ids 1,2,3 | --text "...") [--quant f16|q8|q4] [--top K] [--adapter DIR]';
-
-/** Logits that are NaN or infinite: never printed as `null`, always an error naming the model. */
-export class NonFiniteLogitsError extends CliError {
-  override name = 'NonFiniteLogitsError';
-  constructor(model: string, id: number, value: number) {
-    super(`${model}: the logit of token ${id} is ${value}; the weights overflow or are damaged. Check the checkpoint (and the adapter, if one is on).`);
-  }
-}
 
 export interface LogitsArgs {
   model: string;
@@ -78,9 +70,7 @@ export async function logitsCommand(argv: string[]): Promise<number> {
     const engine = await createInferenceEngine(gpu.ctx, model, { batch: 1, context, maxTokens: context, weights: args.quant, adapter: lora });
     try {
       const row = (await engine.step([{ slot: 0, ids }])).subarray(0, model.config.vocabSize); // (V)
-      const nonFinite = row.findIndex((x) => !Number.isFinite(x));
-      if (nonFinite >= 0) throw new NonFiniteLogitsError(args.model, nonFinite, row[nonFinite]);
-      const top = topLogits(row, args.top);
+      const top = finiteTopLogits(row, args.top, args.model);
       process.stdout.write(`${JSON.stringify({ model: args.model, backend: 'webgpu', quant: args.quant, adapter: gpu.adapter, lora: args.adapter, tokens: ids.length, ids: top.ids, logits: top.logits })}\n`);
       return 0;
     } finally {

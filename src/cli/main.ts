@@ -5,6 +5,7 @@
  */
 import { DatasetError } from '../data/bundle.ts';
 import { EnvUsageError } from '../env/env.ts';
+import { NonFiniteLogitsError } from '../model/top-logits.ts';
 import { CliError, UsageError } from './args.ts';
 import { EVAL_USAGE, evalCommand } from './eval-command.ts';
 import { EXEC_MATCH_USAGE, execMatchCommand } from './exec-match-command.ts';
@@ -47,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`sqlenv ${name}: ${message}\n${USAGE}\n`);
       return 2;
     }
-    process.stderr.write(`sqlenv ${name}: ${e instanceof DatasetError || e instanceof CliError ? message : (e instanceof Error && e.stack) || message}\n`);
+    process.stderr.write(`sqlenv ${name}: ${e instanceof DatasetError || e instanceof CliError || e instanceof NonFiniteLogitsError ? message : (e instanceof Error && e.stack) || message}\n`);
     return 1;
   }
 }

@@ -13,3 +13,19 @@ export function topLogits(row: ArrayLike<number> /* (V) */, k = 20): TopLogits {
   const ids = order.slice(0, k);
   return { ids, logits: ids.map((i) => row[i]) };
 }
+
+/** Logits that are NaN or infinite: never printed as `null`, always an error naming the model. */
+export class NonFiniteLogitsError extends Error {
+  override name = 'NonFiniteLogitsError';
+  constructor(model: string, id: number, value: number) {
+    super(`${model}: the logit of token ${id} is ${value}; the weights overflow or are damaged. Check the checkpoint (and the adapter, if one is on).`);
+  }
+}
+
+/** `topLogits`, after checking that every logit of the row is finite (NonFiniteLogitsError naming `model` if not). */
+export function finiteTopLogits(row: ArrayLike<number> /* (V) */, k: number, model: string): TopLogits {
+  for (let i = 0; i < row.length; i++) {
+    if (!Number.isFinite(row[i])) throw new NonFiniteLogitsError(model, i, row[i]);
+  }
+  return topLogits(row, k);
+}
