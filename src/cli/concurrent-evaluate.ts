@@ -6,22 +6,22 @@
  *
  * Kept here rather than in src/eval because only the CLI needs it today; it would sit beside `evaluate` unchanged.
  */
-import { createRng, shuffled } from '../data/rng.ts';
 import type { SqlEnv } from '../env/env.ts';
 import { runEpisode } from '../eval/episode.ts';
-import { buildReport, type EvalReport, type EvaluateOptions } from '../eval/evaluate.ts';
+import { buildReport, evaluationPlan, type EvalReport, type EvaluateOptions, type EvaluationPlan } from '../eval/evaluate.ts';
 import type { EpisodeRecord } from '../eval/transcript.ts';
 import type { Policy } from '../policies/policy.ts';
 
 export async function evaluateConcurrently(createEnv: () => SqlEnv, policy: Policy, options: EvaluateOptions & { concurrency: number }): Promise<EvalReport> {
   const probe = createEnv();
-  const candidates = probe.candidates({ split: options.split });
   const datasetName = probe.dataset.name;
-  probe.close();
-  if (candidates.length === 0) throw new RangeError(`No questions in split '${options.split}' of dataset '${datasetName}'.`);
-  // As evaluate(): 'all' in dataset order, N drawn from a seeded shuffle (cycling), episode i seeded seed + i.
-  const order = options.episodes === 'all' ? candidates : shuffled(createRng(options.seed), candidates);
-  const total = options.episodes === 'all' ? candidates.length : options.episodes;
+  let plan: EvaluationPlan;
+  try {
+    plan = evaluationPlan(probe, options);
+  } finally {
+    probe.close();
+  }
+  const { total } = plan;
   const records: EpisodeRecord[] = new Array<EpisodeRecord>(total);
   let next = 0;
   let done = 0;
@@ -31,8 +31,7 @@ export async function evaluateConcurrently(createEnv: () => SqlEnv, policy: Poli
       while (next < total) {
         options.signal?.throwIfAborted();
         const i = next++;
-        const question = order[i % order.length];
-        records[i] = await runEpisode(env, policy, { questionId: question.id, seed: (options.seed + i) >>> 0 });
+        records[i] = await runEpisode(env, policy, plan.episode(i));
         options.onProgress?.(++done, total);
       }
     } finally {

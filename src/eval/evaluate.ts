@@ -77,17 +77,29 @@ export function buildReport(policy: string, dataset: string, options: Pick<Evalu
   };
 }
 
-export async function evaluate(env: SqlEnv, policy: Policy, options: EvaluateOptions): Promise<EvalReport> {
+/** The episodes of an evaluation: 'all' in dataset order, N drawn from a seeded shuffle (cycling); episode i is seeded seed + i. */
+export interface EvaluationPlan {
+  total: number;
+  episode(i: number): { questionId: string; seed: number };
+}
+
+export function evaluationPlan(env: SqlEnv, options: Pick<EvaluateOptions, 'split' | 'episodes' | 'seed'>): EvaluationPlan {
   const candidates = env.candidates({ split: options.split });
   if (candidates.length === 0) throw new RangeError(`No questions in split '${options.split}' of dataset '${env.dataset.name}'.`);
   const order = options.episodes === 'all' ? candidates : shuffled(createRng(options.seed), candidates);
-  const total = options.episodes === 'all' ? candidates.length : options.episodes;
+  return {
+    total: options.episodes === 'all' ? candidates.length : options.episodes,
+    episode: (i) => ({ questionId: order[i % order.length].id, seed: (options.seed + i) >>> 0 }),
+  };
+}
+
+export async function evaluate(env: SqlEnv, policy: Policy, options: EvaluateOptions): Promise<EvalReport> {
+  const plan = evaluationPlan(env, options);
   const records: EpisodeRecord[] = [];
-  for (let i = 0; i < total; i++) {
+  for (let i = 0; i < plan.total; i++) {
     options.signal?.throwIfAborted();
-    const question = order[i % order.length];
-    records.push(await runEpisode(env, policy, { questionId: question.id, seed: (options.seed + i) >>> 0 }));
-    options.onProgress?.(i + 1, total);
+    records.push(await runEpisode(env, policy, plan.episode(i)));
+    options.onProgress?.(i + 1, plan.total);
   }
   return buildReport(policy.name, env.dataset.name, options, records);
 }
