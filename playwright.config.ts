@@ -18,7 +18,9 @@ import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
 
 export const E2E_JSON_REPORT = '.cache/reports/playwright.json';
-const PORT = 4173;
+/** Overridable so that several people (or helpers) can test separate builds at once: E2E_DIST=dist-x E2E_PORT=4180. */
+const PORT = Number(process.env.E2E_PORT ?? 4173);
+const DIST = process.env.E2E_DIST ?? 'dist';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Features Playwright 1.65 enables itself (its chromiumSwitches); kept when we add ours. */
@@ -35,8 +37,8 @@ const chromiumArgs = [
   ...(PROJECT_FEATURES.length > 0 ? [`--enable-features=${[...PLAYWRIGHT_FEATURES, ...PROJECT_FEATURES].join(',')}`] : []),
 ];
 
-if (!existsSync('dist/index.html')) {
-  throw new Error("playwright: dist/index.html is missing. Run 'npm run build' first (npm test does it for you).");
+if (!existsSync(`${DIST}/index.html`)) {
+  throw new Error(`playwright: ${DIST}/index.html is missing. Run 'npm run build' first (npm test does it for you).`);
 }
 if (!existsSync(CHROMIUM)) {
   throw new Error(`playwright: no Chromium at ${CHROMIUM}. Install Debian's: apt-get install -y chromium (or set CHROMIUM_PATH).`);
@@ -44,7 +46,7 @@ if (!existsSync(CHROMIUM)) {
 
 export default defineConfig({
   testDir: 'e2e',
-  outputDir: 'test-results',
+  outputDir: process.env.E2E_PORT ? `test-results-${PORT}` : 'test-results',
   // One browser at a time: CI has 2 cores and SwiftShader is CPU-bound.
   workers: 1,
   fullyParallel: false,
@@ -52,7 +54,7 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: [['list'], ['json', { outputFile: E2E_JSON_REPORT }]],
+  reporter: [['list'], ['json', { outputFile: process.env.E2E_PORT ? `.cache/reports/playwright-${PORT}.json` : E2E_JSON_REPORT }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}/`,
     browserName: 'chromium',
@@ -63,7 +65,7 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium' }],
   webServer: {
-    command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort`,
+    command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort --outDir ${DIST}`,
     url: `http://127.0.0.1:${PORT}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,
