@@ -25,7 +25,7 @@ export default defineConfig({
       injectRegister: 'script',
       manifest: false,
       workbox: {
-        globPatterns: ['**/*.{html,js,css,wasm,json,sqlite}'],
+        globPatterns: ['**/*.{html,js,css,wasm,json,sqlite,svg}'],
         // ONNX Runtime's WASM comes with transformers.js, whose tokenizer alone the app uses: never precached.
         globIgnores: ['**/ort-wasm*.wasm'],
         // Data bundles and sql.js's WASM are larger than Workbox's 2 MiB default.

@@ -41,6 +41,8 @@ test('watching Oracle solve a question: play to the end, success shown', async (
 
 test('single steps, play and pause with Random', async ({ page, shot }) => {
   await openView(page, '#/watch');
+  // The first episode (seed 1) opens by itself; seed 5 is typed after it, so New episode plays seed 5.
+  await expect(page.getByRole('heading', { name: /oracle, seed 1/ })).toBeVisible();
   await page.getByRole('combobox', { name: 'Policy' }).selectOption({ label: 'Random' });
   await page.getByRole('combobox', { name: 'Question', exact: true }).selectOption({ label: 'At random' });
   await page.getByRole('spinbutton', { name: 'Seed' }).fill('5');
@@ -68,9 +70,14 @@ test('single steps, play and pause with Random', async ({ page, shot }) => {
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('watch-random-paused');
 
-  // Same seed, same episode: the first step is replayed identically.
+  // New episode draws the next question (the seed moves on); the seed typed back replays the first step identically.
   const first = await steps.first().locator('.step-action').textContent();
   await page.getByRole('button', { name: 'New episode' }).click();
+  await expect(page.getByRole('spinbutton', { name: 'Seed' })).toHaveValue('6');
+  await expect(page.getByRole('heading', { name: /random, seed 6/ })).toBeVisible();
+  await page.getByRole('spinbutton', { name: 'Seed' }).fill('5');
+  await page.getByRole('button', { name: 'New episode' }).click();
+  await expect(page.getByRole('heading', { name: /random, seed 5/ })).toBeVisible();
   await expect(page.getByText('Ready: press Play or Step.')).toBeVisible();
   await page.getByRole('button', { name: 'Step' }).click();
   await expect(steps).toHaveCount(1);

@@ -46,6 +46,8 @@ function eventWriter(): { onEvent: (e: TrainEvent) => void; error: () => string 
       case 'checkpoint':
         process.stderr.write(`checkpoint ${e.checkpoint.id} (step ${e.checkpoint.step}/${e.checkpoint.totalSteps})\n`);
         break;
+      case 'progress':
+        break; // the page's progress bar; the CLI prints every step
       case 'error':
         error = e.message + (e.suggestion ? ` Try: ${Object.entries(e.suggestion).map(([k, v]) => `--${flagName(k)} ${typeof v === 'number' ? v : JSON.stringify(v)}`).join(' ')}.` : '');
         process.stderr.write(`error: ${error}\n`);

@@ -44,8 +44,12 @@ export class DatasetStorageFullError extends Error {
   }
 }
 
-/** Names the page reserves for the bundles it is built with. */
-export const RESERVED_NAMES: readonly string[] = ['demo', 'spider'];
+/**
+ * Names the page reserves: the demo, built with every copy of the app. Spider's bundle is built only when SPIDER_DIR
+ * is set, so 'spider' is taken only when `bundles/index.json` lists it (callers pass the built bundles in `taken`);
+ * otherwise an imported Spider may be called 'spider'.
+ */
+export const RESERVED_NAMES: readonly string[] = ['demo'];
 
 const NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
@@ -57,7 +61,7 @@ export function datasetNameProblem(name: string, taken: readonly string[]): stri
   return null;
 }
 
-/** A free name from any text (a file or folder name): `spider`, `spider-2`, … */
+/** A free name from any text (a file or folder name): `spider`, or `spider-2` when 'spider' is taken, … */
 export function suggestDatasetName(text: string, taken: readonly string[]): string {
   const stem = text.replace(/\.(zip|sqlite3?|db|db3|sqlitedb)$/i, '');
   const base = stem.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[-_]+|[-_]+$/g, '').slice(0, 32) || 'dataset';

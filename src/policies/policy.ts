@@ -26,6 +26,15 @@ export interface PolicyContext {
    */
   question: Question;
   rng: Rng;
+  /** Hears how a turn is going while the policy thinks (model policies: tokens generated so far); optional. */
+  onProgress?: (progress: TurnProgress) => void;
+}
+
+/** A model policy's turn in progress: the prompt read, and the new tokens generated so far out of the limit. */
+export interface TurnProgress {
+  promptTokens: number;
+  newTokens: number;
+  maxNewTokens: number;
 }
 
 export interface PolicyDecision {

@@ -25,7 +25,7 @@ import { createLoraAdapter, LoraConfigError, loraScale, loraShapes, validateLora
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { Tensor } from '../model/weights.ts';
 import { tokenBudgetForMemory } from './microbatch.ts';
-import { scoredPositions, type AdamWSettings, type CheckpointableModel, type ForwardOptions, type GenerateRequest, type MicroBatchLimits, type OptimizerState, type SampledGeneration, type ScoredSequence } from './policy-model.ts';
+import { scoredPositions, type AdamWSettings, type CheckpointableModel, type ForwardOptions, type GenerateOptions, type GenerateRequest, type MicroBatchLimits, type OptimizerState, type SampledGeneration, type ScoredSequence } from './policy-model.ts';
 
 export type { AdamMoments, OptimizerState } from './policy-model.ts';
 
@@ -41,6 +41,11 @@ export interface GpuTrainableModelOptions {
   weights?: WeightFormat;
   /** T: tokens per micro-batch; 0 (default) = the largest that fits `gpuMemoryBytes` (microbatch.ts tokenBudgetForMemory). */
   microBatchTokens?: number;
+  /**
+   * Most tokens of one forward while generating (prompts are fed in pieces of this size, each its own GPU submit):
+   * keeps every submit short, so a stop or a page reload waits at most one piece; default 128.
+   */
+  prefillChunkTokens?: number;
   /** Bytes the device may use for the whole plan when deriving T (WebGPU does not say); default 4 GiB. */
   gpuMemoryBytes?: number;
   /** Rows of the LM head's logits per chunk in training (chunk × V f32); default 64. */
@@ -49,6 +54,8 @@ export interface GpuTrainableModelOptions {
 
 const DEFAULT_GPU_MEMORY_BYTES = 4 * 1024 ** 3;
 const DEFAULT_LOGIT_CHUNK_ROWS = 64;
+/** SwiftShader runs a 128-token forward of the tiny test model in about a second; a GPU barely notices the split. */
+const DEFAULT_PREFILL_CHUNK_TOKENS = 128;
 
 /** One request of a decode wave: its slot, what it produced so far, and how many tokens it may add. */
 interface Live {
@@ -68,8 +75,11 @@ export class GpuTrainableModel implements CheckpointableModel {
   private readonly model: ModelConfig;
   /** The live adapter's config (alpha may change with `loadAdapter`; rank and targets are the plan's). */
   private lora: LoraConfig;
+  /** Most tokens per generation forward (GpuTrainableModelOptions.prefillChunkTokens). */
+  private readonly prefillChunk: number;
 
-  private constructor(model: ModelConfig, engine: QwenEngine, trainer: QwenTrainer, tokenizer: Tokenizer, lora: LoraConfig) {
+  private constructor(model: ModelConfig, engine: QwenEngine, trainer: QwenTrainer, tokenizer: Tokenizer, lora: LoraConfig, prefillChunk: number) {
+    this.prefillChunk = prefillChunk;
     this.model = model;
     this.engine = engine;
     this.trainer = trainer;
@@ -101,20 +111,23 @@ export class GpuTrainableModel implements CheckpointableModel {
       const adapter = createLoraAdapter(config, options.lora, createRng(options.seed));
       engine.loadLora(adapter.layers, loraScale(options.lora));
       const trainer = await QwenTrainer.create(engine);
-      return new GpuTrainableModel(config, engine, trainer, tokenizer, options.lora);
+      return new GpuTrainableModel(config, engine, trainer, tokenizer, options.lora, options.prefillChunkTokens ?? DEFAULT_PREFILL_CHUNK_TOKENS);
     } catch (e) {
       engine.destroy();
       throw e;
     }
   }
 
-  /** Requests in waves of B; within a wave every sequence advances in lockstep (one `sample` per step and sampling setting). */
-  async generate(requests: readonly GenerateRequest[]): Promise<SampledGeneration[]> {
+  /**
+   * Requests in waves of B; within a wave every sequence advances in lockstep (one `sample` per step and sampling
+   * setting). `options.signal` is checked before every decode step: an abort rejects within one step.
+   */
+  async generate(requests: readonly GenerateRequest[], options: GenerateOptions = {}): Promise<SampledGeneration[]> {
     requests.forEach((r, i) => this.checkRequest(r, i));
     const B = this.engine.plan.options.batch;
     const out: SampledGeneration[] = [];
     this.engine.setLoraEnabled(true);
-    for (let w = 0; w < requests.length; w += B) out.push(...(await this.wave(requests.slice(w, w + B))));
+    for (let w = 0; w < requests.length; w += B) out.push(...(await this.wave(requests.slice(w, w + B), options)));
     return out;
   }
 
@@ -197,7 +210,7 @@ export class GpuTrainableModel implements CheckpointableModel {
    * then its last token) and draws token k with key (seed, 0, k): the draw depends only on the request, never on
    * the batch. Sequences with different (temperature, topP) take separate `sample` calls in the same step.
    */
-  private async wave(requests: readonly GenerateRequest[]): Promise<SampledGeneration[]> {
+  private async wave(requests: readonly GenerateRequest[], options: GenerateOptions): Promise<SampledGeneration[]> {
     const ends = new Set([this.tokenizer.special.imEnd, this.tokenizer.special.endOfText]);
     const lives: Live[] = requests.map((request, slot) => {
       this.engine.reset(slot);
@@ -205,11 +218,13 @@ export class GpuTrainableModel implements CheckpointableModel {
     });
     let pending = lives.filter((x) => x.limit > 0).map((live) => ({ live, ids: live.request.promptTokenIds }));
     while (pending.length > 0) {
+      options.signal?.throwIfAborted();
+      const stepTokens = pending.length;
       const next: typeof pending = [];
       for (const group of groupBy(pending, (p) => `${p.live.request.temperature}|${p.live.request.topP}`)) {
         const { temperature, topP } = group[0].live.request;
         const inputs = group.map(({ live, ids }) => ({ slot: live.slot, ids, key: { seed: live.request.seed, sequence: 0, step: live.tokenIds.length } }));
-        const sampled = await this.engine.sample(inputs, { temperature, topP });
+        const sampled = await this.engine.sample(inputs, { temperature, topP }, { maxTokensPerForward: this.prefillChunk, signal: options.signal });
         group.forEach(({ live }, i) => {
           const token = sampled.tokens[i];
           live.tokenIds.push(token);
@@ -218,6 +233,7 @@ export class GpuTrainableModel implements CheckpointableModel {
         });
       }
       pending = next;
+      options.onTokens?.(stepTokens);
     }
     return lives.map(({ tokenIds, logProbs }) => {
       const last = tokenIds.at(-1);

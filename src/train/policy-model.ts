@@ -34,6 +34,16 @@ export interface GenerateRequest {
   seed: number;
 }
 
+/**
+ * How a caller watches and interrupts `generate`: `signal` is checked before every decode step (one token of every
+ * live sequence), so an abort stops generation within one step and `generate` rejects with the signal's reason;
+ * `onTokens(n)` hears after every decode step how many new tokens it produced (progress, tokens per second).
+ */
+export interface GenerateOptions {
+  signal?: AbortSignal;
+  onTokens?(newTokens: number): void;
+}
+
 /** A generated reply with the log-probability of every new token under the sampling distribution used. */
 export type SampledGeneration = Generation & { logProbs: number[] };
 
@@ -66,9 +76,10 @@ export interface TrainableModel {
   /**
    * Generates several sequences (batched where the engine can), in request order. Each reply's `tokenIds` keep its
    * end token (`<|im_end|>` / `<|endoftext|>`) when it produced one; `text` is the reply decoded without it;
-   * `logProbs` has one entry per token, under the distribution sampled from (0 for greedy).
+   * `logProbs` has one entry per token, under the distribution sampled from (0 for greedy). See `GenerateOptions`
+   * for progress and cancellation (checked per decode step).
    */
-  generate(requests: readonly GenerateRequest[]): Promise<SampledGeneration[]>;
+  generate(requests: readonly GenerateRequest[], options?: GenerateOptions): Promise<SampledGeneration[]>;
   /** Scores of every scored token, in scored order. */
   forward(batch: readonly ScoredSequence[], options?: ForwardOptions): Promise<Float32Array>;
   /** Adds the adapter's gradient of Σ dlogprob·score for the latest adapter-on forward. */

@@ -21,7 +21,7 @@ import { adamwStepRef, gradNormSquaredRef, type AdamTensorRef } from '../model/r
 import { emptyCache, modelForward, toReferenceLora, toReferenceWeights, type ForwardResult, type LayerCache, type ReferenceLoraLayers, type ReferenceWeights } from '../model/reference/model.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import { PROJECTIONS, type Tensor, type TensorMap } from '../model/weights.ts';
-import type { AdamWSettings, CheckpointableModel, ForwardOptions, GenerateRequest, OptimizerState, SampledGeneration, ScoredSequence } from './policy-model.ts';
+import type { AdamWSettings, CheckpointableModel, ForwardOptions, GenerateOptions, GenerateRequest, OptimizerState, SampledGeneration, ScoredSequence } from './policy-model.ts';
 
 /** KV caches kept between generate calls (one per live episode). */
 const KV_POOL_SIZE = 256;
@@ -126,7 +126,8 @@ export class ReferenceTrainableModel implements CheckpointableModel {
     return this.kvPool.splice(best, 1)[0];
   }
 
-  async generate(requests: readonly GenerateRequest[]): Promise<SampledGeneration[]> {
+  /** One request after the other; `options.signal` is checked before every token (see `GenerateOptions`). */
+  async generate(requests: readonly GenerateRequest[], options: GenerateOptions = {}): Promise<SampledGeneration[]> {
     const ends = new Set([this.tokenizer.special.imEnd, this.tokenizer.special.endOfText]);
     return requests.map((r) => {
       const rng = createRng(r.seed);
@@ -141,7 +142,9 @@ export class ReferenceTrainableModel implements CheckpointableModel {
       const tokenIds: number[] = [];
       const logProbs: number[] = [];
       while (tokenIds.length < limit) {
+        options.signal?.throwIfAborted();
         const s = sampleToken(logits, r.temperature, r.topP, rng);
+        options.onTokens?.(1);
         tokenIds.push(s.token);
         logProbs.push(s.logProb);
         if (ends.has(s.token) || tokenIds.length >= limit) break;

@@ -10,6 +10,11 @@
  * the environment says so (ANSWER, or its step budget), after `maxTurns` replies, or when the next tool turn cannot
  * fit the token limit even with its observation cut to a note ('context').
  *
+ * Progress and cancellation (`RolloutHooks`): after every decode step `onProgress` hears the episodes finished, the
+ * turn, the tokens generated and a fraction done (finished episodes count 1, live ones their turns so far plus the
+ * current turn's tokens over its token limit); `signal` reaches the model's decode loop, so an abort ends the rollout
+ * within one decode step (it rejects with the signal's reason; the episodes' environments are closed).
+ *
  * Rewards: the environment's unweighted components summed over the episode, and their total weighted with the
  * run's `rewardWeights` (which may differ from the environment's own).
  */
@@ -72,6 +77,24 @@ export interface RolledEpisode {
   end: EpisodeEnd;
 }
 
+/** Where a rollout is, after every decode step. */
+export interface RolloutProgress {
+  episodes: number;
+  finished: number;
+  /** 1-based turn of the lockstep episodes. */
+  turn: number;
+  maxTurns: number;
+  /** Tokens generated so far. */
+  tokens: number;
+  /** In [0, 1]: finished episodes count 1, live ones (turns done + this turn's tokens / its limit) / maxTurns. */
+  fraction: number;
+}
+
+export interface RolloutHooks {
+  signal?: AbortSignal;
+  onProgress?(progress: RolloutProgress): void;
+}
+
 export class RolloutError extends Error {
   override name = 'RolloutError';
 }
@@ -121,7 +144,7 @@ function fittedToolTurn(format: ChatFormat, observation: string, replyEnded: boo
 }
 
 /** Plays every task to the end; episodes are returned in task order. */
-export async function rollout(model: TrainableModel, createEnv: () => SqlEnv, tasks: readonly RolloutTask[], settings: RolloutSettings): Promise<RolledEpisode[]> {
+export async function rollout(model: TrainableModel, createEnv: () => SqlEnv, tasks: readonly RolloutTask[], settings: RolloutSettings, hooks: RolloutHooks = {}): Promise<RolledEpisode[]> {
   const format: ChatFormat = { tokenizer: model.tokenizer, thinking: settings.thinking };
   const ends = new Set([model.tokenizer.special.imEnd, model.tokenizer.special.endOfText]);
   const limit = Math.min(settings.maxEpisodeTokens, model.contextTokens);
@@ -138,9 +161,31 @@ export async function rollout(model: TrainableModel, createEnv: () => SqlEnv, ta
     live.push({ task, env, seq, rng: createRng(task.seed), turns: [], promptTokens: prompt.tokenIds.length, end: null, correct: false });
   }
 
+  try {
+    await playTurns(model, live, settings, format, ends, limit, hooks);
+  } finally {
+    for (const e of live) if (e.end === null) e.env.close();
+  }
+  return live.map((e) => finishedEpisode(e, settings));
+}
+
+/** The lockstep turns of `live` until every episode has ended. */
+async function playTurns(model: TrainableModel, live: Live[], settings: RolloutSettings, format: ChatFormat, ends: ReadonlySet<number>, limit: number, hooks: RolloutHooks): Promise<void> {
+  let tokens = 0;
+  let turn = 0;
+  const report = (callTokens: number, callLimit: number) => {
+    if (!hooks.onProgress) return;
+    const inTurn = callLimit > 0 ? Math.min(1, callTokens / callLimit) : 0;
+    let sum = 0;
+    for (const e of live) sum += e.end !== null ? 1 : Math.min(1, (e.turns.length + inTurn) / settings.maxTurns);
+    const finished = live.filter((e) => e.end !== null).length;
+    hooks.onProgress({ episodes: live.length, finished, turn, maxTurns: settings.maxTurns, tokens, fraction: live.length === 0 ? 1 : sum / live.length });
+  };
   for (;;) {
+    hooks.signal?.throwIfAborted();
     const active = live.filter((e) => e.end === null);
     if (active.length === 0) break;
+    turn++;
     const requests: GenerateRequest[] = active.map((e) => ({
       promptTokenIds: e.seq.tokenIds,
       maxNewTokens: Math.min(settings.maxNewTokensPerTurn, limit - e.seq.length),
@@ -148,7 +193,17 @@ export async function rollout(model: TrainableModel, createEnv: () => SqlEnv, ta
       topP: settings.topP,
       seed: Math.floor(e.rng.next() * 2 ** 32) >>> 0,
     }));
-    const generations = await model.generate(requests);
+    const callLimit = requests.reduce((a, r) => a + r.maxNewTokens, 0);
+    let callTokens = 0;
+    report(0, callLimit);
+    const generations = await model.generate(requests, {
+      signal: hooks.signal,
+      onTokens: (n) => {
+        tokens += n;
+        callTokens += n;
+        report(callTokens, callLimit);
+      },
+    });
     for (let i = 0; i < active.length; i++) {
       const e = active[i];
       const g = generations[i];
@@ -184,30 +239,32 @@ export async function rollout(model: TrainableModel, createEnv: () => SqlEnv, ta
       if (e.end !== null) e.env.close();
     }
   }
+  report(0, 0);
+}
 
-  return live.map((e) => {
-    const components = zeroComponents();
-    for (const t of e.turns) {
-      components.correctness += t.components.correctness;
-      components.progress += t.components.progress;
-      components.operational += t.components.operational;
-    }
-    return {
-      questionId: e.task.question.id,
-      question: e.task.question.question,
-      dbId: e.task.question.dbId,
-      seed: e.task.seed,
-      tokenIds: e.seq.tokenIds,
-      lossMask: e.seq.lossMask(),
-      sampledLogProbs: Float64Array.from(e.seq.sampledLogProbs),
-      promptTokens: e.promptTokens,
-      turns: e.turns,
-      components,
-      reward: totalReward(components, settings.rewardWeights),
-      correct: e.correct,
-      end: e.end ?? 'turns',
-    };
-  });
+/** The record of a played episode. */
+function finishedEpisode(e: Live, settings: RolloutSettings): RolledEpisode {
+  const components = zeroComponents();
+  for (const t of e.turns) {
+    components.correctness += t.components.correctness;
+    components.progress += t.components.progress;
+    components.operational += t.components.operational;
+  }
+  return {
+    questionId: e.task.question.id,
+    question: e.task.question.question,
+    dbId: e.task.question.dbId,
+    seed: e.task.seed,
+    tokenIds: e.seq.tokenIds,
+    lossMask: e.seq.lossMask(),
+    sampledLogProbs: Float64Array.from(e.seq.sampledLogProbs),
+    promptTokens: e.promptTokens,
+    turns: e.turns,
+    components,
+    reward: totalReward(components, settings.rewardWeights),
+    correct: e.correct,
+    end: e.end ?? 'turns',
+  };
 }
 
 /** G episodes per question; groups in question order, seeds derived from (seed, label, question index, sample). */
@@ -219,11 +276,12 @@ export async function rolloutGroups(
   seed: number,
   label: string | number,
   settings: RolloutSettings,
+  hooks: RolloutHooks = {},
 ): Promise<RolledEpisode[][]> {
   const tasks: RolloutTask[] = [];
   questions.forEach((question, qi) => {
     for (let g = 0; g < groupSize; g++) tasks.push({ question, seed: deriveSeed(seed, label, qi, g) });
   });
-  const episodes = await rollout(model, createEnv, tasks, settings);
+  const episodes = await rollout(model, createEnv, tasks, settings, hooks);
   return questions.map((_, qi) => episodes.slice(qi * groupSize, (qi + 1) * groupSize));
 }

@@ -17,9 +17,21 @@
  * Around the steps: an evaluation (greedy episodes on fixed seeded samples of the train and eval splits) before the
  * first step and every `evalEvery` steps and after the last; a trace (the step's first episode; for SFT a greedy
  * episode on the step's first question) every `traceEvery` steps; `onCheckpoint` every `checkpointEvery` steps.
- * `pause`, `resume` and `stop` act between steps. Every random choice derives from (seed, step, …), so a run is
+ * Progress (`onProgress`, progress.ts): every activity — evaluation, rollouts, demonstrations, update, trace,
+ * checkpoint — reports as it starts and as it goes (episodes by decode step, micro-batches), with an estimate.
+ *
+ * Stop and pause: generation (evaluations, rollouts, the SFT trace) runs under an AbortSignal that reaches the
+ * model's decode loop, so `stop` and `pause` interrupt it within one decode step. A paused step or evaluation waits,
+ * then starts again from its beginning on `resume` (its seeds make it the same work; nothing of it was applied yet).
+ * An update is not interrupted by a pause (its gradient is half accumulated): the pause waits for its end. `stop`
+ * also ends an update between micro-batches (the optimizer step is not taken, so the adapter stays the previous
+ * step's). `onStateChange` says when the run is actually paused or running again. Every random choice derives from (seed, step, …), so a run is
  * repeatable and `run({ startStep })` continues one exactly when the caller restores the adapter and its optimizer
  * state (the AdamW step number is derived from the step).
+ *
+ * Over 600 lines because the GRPO step, the SFT step and the run loop with its stop/pause/progress handling share
+ * the trainer's state (seeded order, pause and stop requests, the generation's AbortSignal); splitting them would
+ * spread one recipe over files that each need all of it.
  */
 import { createRng, shuffled } from '../data/rng.ts';
 import type { Dataset, Question } from '../data/types.ts';
@@ -31,9 +43,10 @@ import type { SqlExecutor } from '../sql/executor.ts';
 import { groupAdvantages, pgLoss } from './grpo.ts';
 import { effectiveLimits, MicroBatchError, packMicroBatches } from './microbatch.ts';
 import type { TrainableModel } from './policy-model.ts';
-import { deriveSeed, rollout, rolloutGroups, type RolledEpisode, type RolloutSettings } from './rollout.ts';
+import { ProgressReporter, type ActivityProgress } from './progress.ts';
+import { deriveSeed, rollout, rolloutGroups, type RolledEpisode, type RolloutHooks, type RolloutProgress, type RolloutSettings } from './rollout.ts';
 import { actionText, buildSftExamples, sftLoss, type SftExample } from './sft.ts';
-import { DEFAULT_TRAIN_CONFIG, type EvalPoint, type RewardMeans, type StepMetrics, type TraceEntry, type TrainConfig } from './types.ts';
+import { DEFAULT_TRAIN_CONFIG, type EvalPoint, type RewardMeans, type StepMetrics, type TraceEntry, type TrainConfig, type TrainProgress } from './types.ts';
 
 export interface TrainerDeps {
   model: TrainableModel;
@@ -44,6 +57,8 @@ export interface TrainerDeps {
   shots?: readonly Shot[];
   /** Environment settings; the step budget is the run's maxTurns and the reward weights its own. */
   envConfig?: Partial<EnvConfig>;
+  /** Least milliseconds between two progress reports of one activity (progress.ts); default 100. */
+  progressIntervalMs?: number;
 }
 
 export interface TrainerCallbacks {
@@ -51,6 +66,10 @@ export interface TrainerCallbacks {
   onEval?(point: EvalPoint): void;
   onTrace?(trace: TraceEntry): void;
   onCheckpoint?(step: number): Promise<void> | void;
+  /** What the run is doing now (see progress.ts); throttled, but every activity's start and end are reported. */
+  onProgress?(progress: TrainProgress): void;
+  /** The run is actually paused (its generation interrupted or its update done), or running again. */
+  onStateChange?(state: TrainerState): void;
 }
 
 export type TrainerState = 'idle' | 'running' | 'paused' | 'stopped' | 'finished' | 'failed';
@@ -62,6 +81,14 @@ export interface TrainResult {
   /** Last completed step. */
   lastStep: number;
   stopped: boolean;
+}
+
+/** Generation was interrupted by `stop` or `pause` (the abort reason of the run's signal). */
+export class TrainInterrupted extends Error {
+  override name = 'TrainInterrupted';
+  constructor(readonly by: 'stop' | 'pause') {
+    super(by === 'stop' ? 'The run was stopped.' : 'The run was paused.');
+  }
 }
 
 export class TrainConfigError extends Error {
@@ -152,6 +179,9 @@ export class Trainer {
   private stopRequested = false;
   private resumeWaiter: (() => void) | null = null;
   private pauseRequested = false;
+  /** The signal of the generation going on now (null outside one). */
+  private generation: AbortController | null = null;
+  private readonly progress: ProgressReporter;
 
   constructor(deps: TrainerDeps, config: Partial<TrainConfig> = {}, callbacks: TrainerCallbacks = {}) {
     this.config = { ...DEFAULT_TRAIN_CONFIG, ...config, rewardWeights: { ...DEFAULT_TRAIN_CONFIG.rewardWeights, ...config.rewardWeights } };
@@ -160,6 +190,7 @@ export class Trainer {
     validateRewardWeights(this.config.rewardWeights, this.config.maxTurns);
     this.deps = deps;
     this.callbacks = callbacks;
+    this.progress = new ProgressReporter((p) => this.callbacks.onProgress?.(p), undefined, deps.progressIntervalMs);
     const usable = deps.dataset.questions.filter((q) => !q.freePlay);
     this.train = usable.filter((q) => q.split === 'train');
     if (this.train.length === 0) throw new TrainConfigError(`dataset '${deps.dataset.name}' has no train questions`);
@@ -176,7 +207,9 @@ export class Trainer {
   }
 
   pause(): void {
-    if (this.stateValue === 'running') this.pauseRequested = true;
+    if (this.stateValue !== 'running') return;
+    this.pauseRequested = true;
+    this.generation?.abort(new TrainInterrupted('pause'));
   }
 
   resume(): void {
@@ -186,7 +219,32 @@ export class Trainer {
 
   stop(): void {
     this.stopRequested = true;
+    this.generation?.abort(new TrainInterrupted('stop'));
     this.resumeWaiter?.();
+  }
+
+  /** Runs a generation under a fresh AbortSignal that `stop` and `pause` abort. */
+  private async interruptible<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.stopRequested || this.pauseRequested) throw new TrainInterrupted(this.stopRequested ? 'stop' : 'pause');
+    const controller = new AbortController();
+    this.generation = controller;
+    try {
+      return await fn(controller.signal);
+    } finally {
+      if (this.generation === controller) this.generation = null;
+    }
+  }
+
+  /** Rollout hooks reporting into `activity` ("<what>: 3 of 16 episodes done (turn 2 of 6, 340 tokens)"), offset by earlier episodes. */
+  private rolloutHooks(signal: AbortSignal, activity: ActivityProgress, what: string, offset = 0, total?: number): RolloutHooks {
+    return {
+      signal,
+      onProgress: (p: RolloutProgress) => {
+        const n = total ?? p.episodes;
+        const done = offset + p.fraction * p.episodes;
+        activity.update(done, n, `${what}: ${offset + p.finished} of ${n} episodes done (turn ${p.turn} of ${p.maxTurns}, ${p.tokens} tokens generated)`, p.tokens);
+      },
+    };
   }
 
   createEnv = (): SqlEnv =>
@@ -262,7 +320,12 @@ export class Trainer {
     const model = this.deps.model;
     const t0 = performance.now();
     const questions = this.questionsForStep(step, c.promptsPerStep);
-    const groups = await rolloutGroups(model, this.createEnv, questions, c.groupSize, c.seed, `step-${step}`, this.rolloutSettings());
+    const episodesWanted = questions.length * c.groupSize;
+    const sampling = this.progress.begin('rollout', step, `Step ${step}: sampling ${episodesWanted} episodes`, episodesWanted);
+    const groups = await this.interruptible((signal) =>
+      rolloutGroups(model, this.createEnv, questions, c.groupSize, c.seed, `step-${step}`, this.rolloutSettings(), this.rolloutHooks(signal, sampling, `Step ${step}: sampling episodes`)),
+    );
+    sampling.finish();
     const t1 = performance.now();
 
     let zeroVarianceGroups = 0;
@@ -292,6 +355,7 @@ export class Trainer {
     // No signal (every group's rewards equal, no KL): no update at all. An AdamW step on a zero gradient would still
     // move the adapter along its momentum.
     const updates = batches.length === 0 ? 0 : c.updatesPerRollout;
+    const updating = this.updateProgress(step, batches.length * updates);
     for (let update = 1; update <= updates; update++) {
       let passLoss = 0;
       let passKl = 0;
@@ -327,6 +391,7 @@ export class Trainer {
           clipped += r.clipped;
           passKl += r.klSum;
           await model.backward(r.grad);
+          updating.next();
         }
         gradNorm = (await model.optimizerStep(this.adamw(step, update))).gradNorm;
       });
@@ -335,6 +400,7 @@ export class Trainer {
         klSum = passKl;
       }
     }
+    updating.finish();
     const t2 = performance.now();
     const metrics: StepMetrics = {
       ...this.stepMetrics(step, 'grpo', episodes, { loss, tokens, generatedTokens: N, gradNorm, microBatches: batches.length, times: [t0, t1, t2] }),
@@ -376,6 +442,7 @@ export class Trainer {
   async sftExamples(): Promise<SftExample[]> {
     if (this.sftPool === null) {
       const c = this.config;
+      const building = this.progress.begin('demonstrations', 0, `Building the Oracle's demonstrations of ${this.train.length} train questions`);
       const { examples } = await buildSftExamples(this.deps.model.tokenizer, this.createEnv, this.train, {
         thinking: c.thinking,
         maxEpisodeTokens: Math.min(c.maxEpisodeTokens, this.deps.model.contextTokens),
@@ -384,6 +451,7 @@ export class Trainer {
       });
       if (examples.length === 0) throw new TrainConfigError('No Oracle demonstration fits maxEpisodeTokens: raise it.');
       this.sftPool = examples;
+      building.finish();
     }
     return this.sftPool;
   }
@@ -407,27 +475,55 @@ export class Trainer {
     const largest = Math.max(0, ...batches.map((b) => b.reduce((a, e) => a + e.tokenIds.length, 0)));
     let loss = 0;
     let gradNorm = 0;
+    const updating = this.updateProgress(step, batches.length);
     await this.guardMemory(largest, async () => {
       for (const mb of batches) {
         const lp = await model.forward(mb);
         const r = sftLoss(lp, N);
         loss += r.loss;
         await model.backward(r.grad);
+        updating.next();
       }
       gradNorm = (await model.optimizerStep(this.adamw(step, 1))).gradNorm;
     });
+    updating.finish();
     const t2 = performance.now();
     const metrics = this.stepMetrics(step, 'sft', examples, { loss, tokens, generatedTokens: N, gradNorm, microBatches: batches.length, times: [t0, t1, t2] });
     return { metrics, examples };
   }
 
-  /** Greedy episodes on the fixed train and eval samples. */
+  /**
+   * Progress of an update of `total` micro-batches: `next()` after each; a stop requested meanwhile ends the update
+   * there (TrainInterrupted), before the optimizer step.
+   */
+  private updateProgress(step: number, total: number): { next(): void; finish(): void } {
+    const activity = this.progress.begin('update', step, `Step ${step}: update, micro-batch 0 of ${total}`, total);
+    let done = 0;
+    return {
+      next: () => {
+        done++;
+        activity.update(done, total, `Step ${step}: update, micro-batch ${done} of ${total}`);
+        if (this.stopRequested) throw new TrainInterrupted('stop');
+      },
+      finish: () => activity.finish(),
+    };
+  }
+
+  /** Greedy episodes on the fixed train and eval samples (interrupted by stop and pause within one decode step). */
   async evaluate(step: number): Promise<EvalPoint> {
     const settings = this.rolloutSettings(0);
-    const play = async (questions: Question[], label: string) =>
-      questions.length === 0 ? [] : rollout(this.deps.model, this.createEnv, questions.map((question, i) => ({ question, seed: deriveSeed(this.config.seed, label, i) })), settings);
-    const train = await play(this.evalTrain, 'eval-train');
-    const evalEpisodes = await play(this.evalEval, 'eval-eval');
+    const n = this.evalTrain.length + this.evalEval.length;
+    const what = step === 0 ? 'Evaluating before training' : `Evaluating after step ${step}`;
+    const activity = this.progress.begin('evaluation', step, `${what}: 0 of ${n} episodes done`, n);
+    const play = (questions: Question[], label: string, offset: number) =>
+      questions.length === 0
+        ? Promise.resolve([])
+        : this.interruptible((signal) =>
+            rollout(this.deps.model, this.createEnv, questions.map((question, i) => ({ question, seed: deriveSeed(this.config.seed, label, i) })), settings, this.rolloutHooks(signal, activity, what, offset, n)),
+          );
+    const train = await play(this.evalTrain, 'eval-train', 0);
+    const evalEpisodes = await play(this.evalEval, 'eval-eval', this.evalTrain.length);
+    activity.finish(`${what}: ${n} of ${n} episodes done`);
     const success = (es: RolledEpisode[]) => (es.length === 0 ? NaN : mean(es.map((e) => (e.correct ? 1 : 0))));
     return {
       step,
@@ -441,12 +537,34 @@ export class Trainer {
   }
 
   private async waitIfPaused(): Promise<void> {
+    if (!this.pauseRequested || this.stopRequested) return;
+    this.stateValue = 'paused';
+    this.callbacks.onStateChange?.('paused');
     while (this.pauseRequested && !this.stopRequested) {
-      this.stateValue = 'paused';
       await new Promise<void>((resolve) => (this.resumeWaiter = resolve));
       this.resumeWaiter = null;
     }
-    if (!this.stopRequested) this.stateValue = 'running';
+    if (!this.stopRequested) {
+      this.stateValue = 'running';
+      this.callbacks.onStateChange?.('running');
+    }
+  }
+
+  /**
+   * Runs `work` until it completes (its value) or the run is stopped (null): a pause interrupts it, waits, and runs
+   * it again from its beginning.
+   */
+  private async attempt<T>(work: () => Promise<T>): Promise<T | null> {
+    for (;;) {
+      try {
+        return await work();
+      } catch (e) {
+        if (!(e instanceof TrainInterrupted)) throw e;
+        if (this.stopRequested) return null;
+        await this.waitIfPaused();
+        if (this.stopRequested) return null;
+      }
+    }
   }
 
   /** Runs steps startStep+1 … config.steps (see the header); resolves when finished or stopped. */
@@ -457,10 +575,13 @@ export class Trainer {
     const result: TrainResult = { metrics: [], evals: [], traces: [], lastStep: start, stopped: false };
     this.stopRequested = false;
     this.stateValue = 'running';
-    const emitEval = async (step: number) => {
-      const point = await this.evaluate(step);
+    /** False when the run was stopped during the evaluation. */
+    const emitEval = async (step: number): Promise<boolean> => {
+      const point = await this.attempt(() => this.evaluate(step));
+      if (point === null) return false;
       result.evals.push(point);
       this.callbacks.onEval?.(point);
+      return true;
     };
     try {
       if (c.evalEvery > 0 && start === 0) await emitEval(0);
@@ -468,20 +589,26 @@ export class Trainer {
       for (let step = start + 1; step <= c.steps; step++) {
         await this.waitIfPaused();
         if (this.stopRequested) break;
-        let metrics: StepMetrics;
         let trace: TraceEntry | null = null;
         const wantTrace = c.traceEvery > 0 && step % c.traceEvery === 0;
+        let metrics: StepMetrics | null;
         if (c.algo === 'grpo') {
-          const r = await this.grpoStep(step);
-          metrics = r.metrics;
-          if (wantTrace && r.episodes.length > 0) trace = traceFromEpisode(step, r.episodes[0]);
+          const r = await this.attempt(() => this.grpoStep(step));
+          metrics = r?.metrics ?? null;
+          if (r && wantTrace && r.episodes.length > 0) trace = traceFromEpisode(step, r.episodes[0]);
         } else {
-          const r = await this.sftStep(step);
-          metrics = r.metrics;
-          if (wantTrace) {
-            const [e] = await rollout(this.deps.model, this.createEnv, [{ question: this.questionsForStep(step, 1)[0], seed: deriveSeed(c.seed, 'trace', step) }], this.rolloutSettings(0));
-            trace = traceFromEpisode(step, e);
-          }
+          metrics = (await this.attempt(() => this.sftStep(step)))?.metrics ?? null;
+        }
+        if (metrics === null) break; // stopped during the step: nothing of it was applied
+        if (c.algo === 'sft' && wantTrace) {
+          const traced = this.progress.begin('trace', step, `Step ${step}: a greedy episode for the trace`);
+          const episodes = await this.attempt(() =>
+            this.interruptible((signal) =>
+              rollout(this.deps.model, this.createEnv, [{ question: this.questionsForStep(step, 1)[0], seed: deriveSeed(c.seed, 'trace', step) }], this.rolloutSettings(0), this.rolloutHooks(signal, traced, `Step ${step}: trace episode`)),
+            ),
+          );
+          traced.finish();
+          if (episodes) trace = traceFromEpisode(step, episodes[0]);
         }
         seconds += metrics.seconds.total;
         metrics.etaSeconds = (seconds / (step - start)) * (c.steps - step);
@@ -493,7 +620,11 @@ export class Trainer {
           this.callbacks.onTrace?.(trace);
         }
         if (c.evalEvery > 0 && (step % c.evalEvery === 0 || step === c.steps)) await emitEval(step);
-        if (c.checkpointEvery > 0 && step % c.checkpointEvery === 0) await this.callbacks.onCheckpoint?.(step);
+        if (c.checkpointEvery > 0 && step % c.checkpointEvery === 0 && this.callbacks.onCheckpoint) {
+          const saving = this.progress.begin('checkpoint', step, `Saving a checkpoint of step ${step}`);
+          await this.callbacks.onCheckpoint(step);
+          saving.finish();
+        }
       }
     } catch (e) {
       this.stateValue = 'failed';

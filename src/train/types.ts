@@ -6,7 +6,7 @@
  *
  * Units: learning rates per optimizer step; token counts in model tokens; seconds of wall time; bytes of GPU memory.
  */
-import type { RewardComponents, RewardWeights } from '../env/rewards.ts';
+import { DEFAULT_REWARD_WEIGHTS, type RewardComponents, type RewardWeights } from '../env/rewards.ts';
 import type { StepOutcome } from '../env/types.ts';
 import type { LoraTarget } from '../model/lora.ts';
 
@@ -108,7 +108,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   clipEpsHigh: 0.28,
   klBeta: 0,
   stdScaling: true,
-  rewardWeights: { correctness: 1, progress: 0.2, operational: 1 },
+  rewardWeights: { ...DEFAULT_REWARD_WEIGHTS },
   thinking: false,
   sftExamplesPerStep: 4,
   microBatchTokens: 0,
@@ -205,3 +205,27 @@ export interface TraceEntry {
   /** Weighted total reward of the episode. */
   reward: number;
 }
+
+/**
+ * What a run is doing now, for a progress bar and an estimate: `done` of `total` in the activity's own unit, and
+ * the seconds left of this activity at the rate measured so far (null until there is a rate). Rollouts and
+ * evaluations count episodes (a finished episode is 1, a live one its turns and tokens so far, so the bar moves with
+ * every decode step); updates count micro-batches.
+ */
+export interface TrainProgress {
+  activity: TrainActivity;
+  /** The step this activity belongs to (0: before training). */
+  step: number;
+  /** The sentence shown, e.g. "Evaluating before training: episode 3 of 16 · turn 2 of 6 · 340 tokens". */
+  text: string;
+  done: number;
+  total: number;
+  /** Tokens generated so far in this activity (rollouts and evaluations). */
+  tokens?: number;
+  /** Seconds since this activity began. */
+  elapsedSeconds: number;
+  /** Seconds left of this activity at the measured rate; null until measurable. */
+  etaSeconds: number | null;
+}
+
+export type TrainActivity = 'loading' | 'evaluation' | 'rollout' | 'demonstrations' | 'update' | 'trace' | 'checkpoint';

@@ -6,6 +6,7 @@ import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { envClient } from '../workers/env-client.ts';
 import { ErrorBox } from './components/ErrorBox.tsx';
 import { routeHash, useRoute, VIEWS, type View } from './router.ts';
+import { isFreePlayOnly } from './play/questions.ts';
 import { useStore } from './store/store.ts';
 import type { Theme } from './store/settings-slice.ts';
 
@@ -16,9 +17,10 @@ const VIEW_COMPONENTS: Record<View, ComponentType> = {
   train: lazy(() => import('./train/TrainView.tsx')),
   compare: lazy(() => import('./compare/CompareView.tsx')),
   data: lazy(() => import('./data/DataView.tsx')),
+  help: lazy(() => import('./help/HelpView.tsx')),
 };
 
-const VIEW_LABELS: Record<View, string> = { play: 'Play', watch: 'Watch', evaluate: 'Evaluate', train: 'Train', compare: 'Compare', data: 'Data' };
+const VIEW_LABELS: Record<View, string> = { play: 'Play', watch: 'Watch', evaluate: 'Evaluate', train: 'Train', compare: 'Compare', data: 'Data', help: 'How it works' };
 
 
 function useThemeAttribute(theme: Theme): void {
@@ -32,8 +34,9 @@ function DatasetPicker() {
   const dataset = useStore((s) => s.dataset);
   const datasets = useStore((s) => s.datasets);
   const setDataset = useStore((s) => s.setDataset);
+  // A free-play file is not offered: it has no questions for Train, Evaluate or Watch (Play opens it by its own link).
   const names = Object.entries(datasets)
-    .filter(([, entry]) => entry.status === 'ready')
+    .filter(([, entry]) => entry.status === 'ready' && !isFreePlayOnly(entry.summary.questions))
     .map(([name]) => name);
   if (!names.includes(dataset)) names.push(dataset);
   return (

@@ -4,7 +4,7 @@
  */
 import { useSyncExternalStore } from 'react';
 
-export const VIEWS = ['play', 'watch', 'evaluate', 'train', 'compare', 'data'] as const;
+export const VIEWS = ['play', 'watch', 'evaluate', 'train', 'compare', 'data', 'help'] as const;
 export type View = (typeof VIEWS)[number];
 
 export interface Route {

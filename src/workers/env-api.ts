@@ -14,6 +14,7 @@
  *
  * Tests and Node hosts call it in-thread (`createEnvApi`), the page through the worker: same interface.
  */
+import { probeAdapter, type AdapterSummary } from '../gpu/adapter-probe.ts';
 import type { StoredDatasetInfo } from '../data/dataset-store.ts';
 import type { GivenFile } from '../data/spider-source-memory.ts';
 import type { Dataset, Question } from '../data/types.ts';
@@ -25,11 +26,11 @@ import type { CachedModel } from '../model/cache.ts';
 import type { DownloadProgress } from '../model/hub.ts';
 import type { PolicyInfo } from '../policies/registry.ts';
 import type { TableInfo } from '../sql/types.ts';
-import type { DatasetSummary, EvaluationRequest, ImportProgress, LoadedModelInfo, MadeDataset, PolicyStep, SpiderImportOutcome, SpiderImportRequest } from './env-protocol.ts';
+import type { DatasetSummary, EvaluationRequest, ImportProgress, LoadedModelInfo, MadeDataset, PolicyStep, SpiderImportOutcome, SpiderImportRequest, StepProgress } from './env-protocol.ts';
 import type { LlmLoadProgress, LlmSource } from './llm-generate.ts';
 import type { LlmPolicySettings } from './llm-settings.ts';
 import { createEnvServices, type EnvServices, type EnvServicesOptions } from './services/env-services.ts';
-import type { AdapterInfo, CheckpointInfo, HubAdapterOptions, TrainEvent, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
+import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, HubAdapterOptions, TrainEvent, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
 
 export class EnvApi {
   constructor(private readonly s: EnvServices) {}
@@ -55,8 +56,8 @@ export class EnvApi {
   schema(dataset: string, dbId: string): Promise<TableInfo[]> { return this.s.episodes.schema(dataset, dbId); }
   reset(sessionId: string, dataset: string, options: ResetOptions, policy?: string): Promise<ResetResult> { return this.s.episodes.reset(sessionId, dataset, options, policy); }
   step(sessionId: string, action: ActionInput): Promise<StepResult> { return this.s.episodes.step(sessionId, action); }
-  policyStep(sessionId: string): Promise<PolicyStep> { return this.s.episodes.policyStep(sessionId); }
-  evaluate(request: EvaluationRequest, onProgress?: (done: number, total: number) => void): Promise<EvalReport> { return this.s.evaluation.evaluate(request, onProgress); }
+  policyStep(sessionId: string, onProgress?: (progress: StepProgress) => void): Promise<PolicyStep> { return this.s.episodes.policyStep(sessionId, onProgress); }
+  evaluate(request: EvaluationRequest, onProgress?: (done: number, total: number, current?: StepProgress | null) => void): Promise<EvalReport> { return this.s.evaluation.evaluate(request, onProgress); }
   cancelEvaluation(runId: string): void { this.s.evaluation.cancelEvaluation(runId); }
 
   // ---- The model and its cache (model-service.ts, model-cache-service.ts) ----
@@ -69,6 +70,8 @@ export class EnvApi {
   cachedModels(): Promise<CachedModel[]> { return this.s.modelCache.cachedModels(); }
   clearCachedModel(repo: string, options?: { revision?: string; base?: string }): Promise<number> { return this.s.modelCache.clearCachedModel(repo, options); }
   clearModelCache(): Promise<void> { return this.s.modelCache.clearModelCache(); }
+  /** The WebGPU adapter this worker would train on (a software fallback is ~1000× slower); null without WebGPU. */
+  gpuAdapter(): Promise<AdapterSummary | null> { return probeAdapter(); }
 
   // ---- Adapters (adapter-service.ts) ----
 
@@ -84,13 +87,17 @@ export class EnvApi {
   startTraining(request: TrainStartRequest, onEvent: (e: TrainEvent) => void): Promise<void> { return this.s.training.start(request, onEvent); }
   pauseTraining(): void { this.s.training.pause(); }
   resumeTraining(): void { this.s.training.resumeRun(); }
-  stopTraining(): void { this.s.training.stop(); }
+  /** `leaving`: the page is going away; the run's record stays, so the next page offers to resume it. */
+  stopTraining(options?: { leaving?: boolean }): void { this.s.training.stop(options); }
   trainingStatus(): TrainStatus { return this.s.training.status(); }
   listCheckpoints(): Promise<CheckpointInfo[]> { return this.s.training.listCheckpoints(); }
   /** Continues a saved run from its checkpoint (same model loaded); resolves when it has ended. */
   resumeFromCheckpoint(id: string, onEvent: (e: TrainEvent) => void): Promise<void> { return this.s.training.resume(id, onEvent); }
   deleteCheckpoint(id: string): Promise<void> { return this.s.training.deleteCheckpoint(id); }
   trainHistory(runId: string): Promise<TrainRunHistory> { return this.s.training.history(runId); }
+  /** Runs an earlier page left unfinished (reloaded or closed mid-run): what to load and where to resume from. */
+  interruptedTrainingRuns(): Promise<ActiveRunRecord[]> { return this.s.training.interruptedRuns(); }
+  discardInterruptedRun(runId: string): Promise<void> { return this.s.training.discardInterruptedRun(runId); }
 
   close(): Promise<void> { return this.s.close(); }
 }

@@ -9,7 +9,7 @@ import type { GivenFile } from '../data/spider-source-memory.ts';
 import type { Question, SplitSelector } from '../data/types.ts';
 import type { StepResult } from '../env/types.ts';
 import type { TranscriptStep } from '../eval/transcript.ts';
-import type { PolicyDecision } from '../policies/policy.ts';
+import type { PolicyDecision, TurnProgress } from '../policies/policy.ts';
 import type { ResolvedLlmSettings } from './llm-settings.ts';
 
 // ---- Datasets ----
@@ -59,6 +59,19 @@ export interface PolicyStep {
   decision: PolicyDecision;
   result: StepResult;
   step: TranscriptStep;
+}
+
+/**
+ * A policy's step in progress (Watch's step, or the current episode of an evaluation): the step played out of the
+ * budget and, for model policies, the tokens generated so far. Crosses to the page through a progress callback.
+ */
+export interface StepProgress {
+  /** The step being played, from 1. */
+  step: number;
+  /** Steps the episode may take in all (the steps played before this one plus the budget left). */
+  budget: number;
+  /** The turn's progress (model policies only): prompt size, new tokens so far, the limit. */
+  turn: TurnProgress | null;
 }
 
 export interface EvaluationRequest {

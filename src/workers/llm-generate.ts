@@ -4,7 +4,8 @@
  * `generate` function the `LlmPolicy` is given. One sequence (slot 0): each turn resets the slot, prefills the prompt
  * and samples on the GPU (seeded, temperature 0 = greedy) until `<|im_end|>` / `<|endoftext|>`, the token limit, or
  * the context's end. Each generation reports its prefill time (the prompt's forward and the first sampled token) and
- * its decode time (every later token) apart, so tokens/s can be shown for each.
+ * its decode time (every later token) apart, so tokens/s can be shown for each. `onToken` hears the count of new
+ * tokens after each one (the page shows "Generating… N tokens"; the host throttles what crosses to it).
  *
  * Cancel: `options.signal` stops a load between chunks of a download (the Hub's partial bytes stay cached, so the
  * next load resumes) and between phases; the load then rejects with LoadCancelledError.
@@ -213,6 +214,7 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
       const token = s.tokens[0];
       tokenIds.push(token);
       logProbs.push(s.logprobs[0]);
+      o.onToken?.(tokenIds.length);
       if (endTokens.has(token)) break;
       input = [token];
     }

@@ -5,7 +5,9 @@
  * data only: everything here crosses `postMessage`.
  */
 import type { TrainerState } from '../train/trainer.ts';
-import type { EvalPoint, StepMetrics, TraceEntry, TrainConfig } from '../train/types.ts';
+import type { EvalPoint, StepMetrics, TraceEntry, TrainConfig, TrainProgress } from '../train/types.ts';
+import type { LlmSource } from './llm-source.ts';
+import type { LlmPolicySettings } from './llm-settings.ts';
 
 export interface TrainStartRequest {
   /** The dataset whose train split feeds the run (and whose eval split its evaluations). */
@@ -26,6 +28,8 @@ export type TrainEvent =
   | { type: 'eval'; point: EvalPoint }
   | { type: 'trace'; trace: TraceEntry }
   | { type: 'checkpoint'; checkpoint: CheckpointInfo }
+  /** What the run is doing now (loading, evaluation, rollouts, update, checkpoint), with an estimate; throttled. */
+  | { type: 'progress'; progress: TrainProgress }
   /** The run ended with an error: `suggestion` names a smaller setting when the device ran out of memory. */
   | { type: 'error'; message: string; suggestion?: Partial<TrainConfig> };
 
@@ -67,6 +71,35 @@ export interface TrainRunHistory {
   metrics: StepMetrics[];
   evals: EvalPoint[];
   traces: TraceEntry[];
+}
+
+/**
+ * Where a run's model came from, kept with the run so an interrupted run can load it again: a Hub repo or a served
+ * folder as given; a local folder only by name (the browser cannot reopen a folder the user picked: pick it again).
+ */
+export type TrainModelSource = Exclude<LlmSource, { kind: 'files' }> | { kind: 'files'; folder: string };
+
+/**
+ * The record of a run in progress (IndexedDB), written when it starts and as it goes, deleted when it ends: one that
+ * is still there when a page opens belongs to a run that was interrupted (the page reloaded or closed, the tab
+ * crashed), and says what to load and where to resume from.
+ */
+export interface ActiveRunRecord {
+  runId: string;
+  request: TrainStartRequest;
+  /** The model's label (e.g. a Hub id) and where to load it from again. */
+  model: string;
+  source: TrainModelSource | null;
+  /** The settings the model was loaded with. */
+  modelSettings?: LlmPolicySettings;
+  /** Last completed step. */
+  step: number;
+  totalSteps: number;
+  /** The newest checkpoint of the run (resume from it), or null when none was saved yet (start it again). */
+  checkpointId: string | null;
+  checkpointStep: number;
+  startedAt: number;
+  updatedAt: number;
 }
 
 /** Where training is now (`trainingStatus()`): 'idle' when no run is going. */

@@ -15,6 +15,14 @@
  * resolve when the run has ended; what went wrong before anything started (no model, a run already going, a bad
  * config) rejects instead.
  *
+ * What a run is doing streams as 'progress' events (loading here, the rest from the trainer). Stop and pause reach
+ * the trainer's decode loop at once (trainer.ts); the 'paused' phase is reported when the trainer has actually
+ * paused. A stopped run saves a checkpoint of its last step (unless one was just saved), so it can be resumed.
+ *
+ * While a run goes, a record of it (`ActiveRunRecord`: request, model and its source, step, newest checkpoint) is kept
+ * in the store and deleted when the run ends; `interruptedRuns` lists the records a run of an earlier page left
+ * behind (reloaded or closed mid-run), so the page can offer to resume them.
+ *
  * The trainable model comes from an injected factory: the WebGPU model in the worker (train-gpu-model.ts), the
  * float64 reference in Node tests.
  */
@@ -27,8 +35,11 @@ import { MicroBatchError } from '../train/microbatch.ts';
 import type { CheckpointableModel } from '../train/policy-model.ts';
 import { TrainMemoryError, Trainer, validateTrainConfig } from '../train/trainer.ts';
 import type { TrainConfig } from '../train/types.ts';
+import { ProgressReporter } from '../train/progress.ts';
 import type { AdapterLibrary } from './adapter-library.ts';
-import type { CheckpointInfo, TrainEvent, TrainPhase, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
+import type { LlmSource } from './llm-source.ts';
+import type { LlmPolicySettings } from './llm-settings.ts';
+import type { ActiveRunRecord, CheckpointInfo, TrainEvent, TrainModelSource, TrainPhase, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
 import { isQuotaError, TrainStorageFullError, typedArrayBytes, type StoredCheckpoint, type TrainStore } from './train-store.ts';
 
 /** What a run needs of its model beyond training: adapter and AdamW state in and out (checkpoints, resume). */
@@ -57,6 +68,9 @@ export interface TrainModelRequest {
 export interface TrainBase {
   label: string;
   config: ModelConfig;
+  /** Where the model was loaded from and with which settings (kept with an active run, to load it again). */
+  source?: LlmSource;
+  settings?: LlmPolicySettings;
   createSession(request: TrainModelRequest): Promise<TrainSession>;
 }
 
@@ -87,7 +101,19 @@ interface Run {
   trainer: Trainer | null;
   stopRequested: boolean;
   pauseRequested: boolean;
+  /** Stopped because the page is going away: its record stays, so the next page offers to resume the run. */
+  leaving: boolean;
+  /** Step of the newest checkpoint saved (0: none). */
+  checkpointStep: number;
+  record: ActiveRunRecord | null;
   emit(e: TrainEvent): void;
+}
+
+/** A model source as an active-run record keeps it: a picked folder by its name only (see TrainModelSource). */
+export function recordedSource(source: LlmSource | undefined): TrainModelSource | null {
+  if (!source) return null;
+  if (source.kind !== 'files') return source;
+  return { kind: 'files', folder: source.files[0]?.path.split('/')[0] ?? 'the model folder' };
 }
 
 export class TrainService {
@@ -111,6 +137,7 @@ export class TrainService {
     const name = request.adapterName?.trim() || `${request.config.algo} ${new Date(this.now()).toISOString().slice(0, 16).replace('T', ' ')}`;
     const runId = `run-${this.now().toString(36)}-${++this.runs}`;
     const run = this.begin({ runId, adapterId: await this.deps.adapters.newId(name), request: { ...request, adapterName: name }, config: request.config, history: { runId, metrics: [], evals: [], traces: [] } }, onEvent);
+    await this.writeRecord(run, base, null);
     await this.execute(run, base, dataset, null);
   }
 
@@ -121,30 +148,47 @@ export class TrainService {
     if (base.label !== saved.info.model) throw new RangeError(`Checkpoint '${checkpointId}' trains ${saved.info.model}, but ${base.label} is loaded: load ${saved.info.model} first.`);
     const run = this.begin({ runId: saved.info.runId, adapterId: saved.adapterId, request: saved.request, config: saved.request.config, history: saved.history }, onEvent);
     run.step = saved.info.step;
+    run.checkpointStep = saved.info.step;
+    await this.writeRecord(run, base, saved.info.id);
     await this.execute(run, base, dataset, saved);
   }
 
+  /** Running: the trainer pauses within one decode step (or after the update in progress) and then says so. */
   pause(): void {
     const r = this.run;
-    if (!r || (r.phase !== 'running' && r.phase !== 'loading')) return;
+    if (!r || r.pauseRequested || (r.phase !== 'running' && r.phase !== 'loading')) return;
     r.pauseRequested = true;
-    r.trainer?.pause();
-    this.setPhase(r, 'paused', 'Pauses after the step in progress.');
+    if (r.trainer) r.trainer.pause();
+    else this.setPhase(r, 'paused', 'Pauses as soon as the model is loaded.');
   }
 
   resumeRun(): void {
     const r = this.run;
-    if (!r || r.phase !== 'paused') return;
+    if (!r || !r.pauseRequested) return;
     r.pauseRequested = false;
-    r.trainer?.resume();
-    this.setPhase(r, r.trainer ? 'running' : 'loading');
+    if (r.trainer) r.trainer.resume();
+    else this.setPhase(r, 'loading');
   }
 
-  stop(): void {
+  /** Stops the run within one decode step; `leaving`: the page is going away (the run's record is kept). */
+  stop(options: { leaving?: boolean } = {}): void {
     const r = this.run;
     if (!r) return;
     r.stopRequested = true;
+    r.leaving ||= options.leaving === true;
     r.trainer?.stop();
+  }
+
+  /** Records of runs that an earlier page started and never ended (reloaded or closed mid-run), newest first. */
+  async interruptedRuns(): Promise<ActiveRunRecord[]> {
+    const records = (await this.deps.store.listActiveRuns?.()) ?? [];
+    return records.filter((x) => x.runId !== this.run?.runId);
+  }
+
+  /** Forgets an interrupted run's record (its checkpoints stay listed). */
+  async discardInterruptedRun(runId: string): Promise<void> {
+    if (this.run?.runId === runId) return;
+    await this.deps.store.deleteActiveRun?.(runId);
   }
 
   listCheckpoints(): Promise<CheckpointInfo[]> {
@@ -176,9 +220,42 @@ export class TrainService {
   }
 
   private begin(fields: Pick<Run, 'runId' | 'adapterId' | 'request' | 'config' | 'history'>, emit: (e: TrainEvent) => void): Run {
-    const run: Run = { ...fields, phase: 'loading', step: 0, trainer: null, stopRequested: false, pauseRequested: false, emit };
+    const run: Run = { ...fields, phase: 'loading', step: 0, trainer: null, stopRequested: false, pauseRequested: false, leaving: false, checkpointStep: 0, record: null, emit };
     this.run = run;
     return run;
+  }
+
+  /** Writes the run's active-run record (a failure to write it never stops the run). */
+  private async writeRecord(r: Run, base: TrainBase, checkpointId?: string | null): Promise<void> {
+    const now = this.now();
+    r.record = r.record
+      ? { ...r.record, step: r.step, checkpointStep: r.checkpointStep, ...(checkpointId !== undefined && { checkpointId }), updatedAt: now }
+      : {
+          runId: r.runId,
+          request: r.request,
+          model: base.label,
+          source: recordedSource(base.source),
+          ...(base.settings && { modelSettings: base.settings }),
+          step: r.step,
+          totalSteps: r.config.steps,
+          checkpointId: checkpointId ?? null,
+          checkpointStep: r.checkpointStep,
+          startedAt: now,
+          updatedAt: now,
+        };
+    try {
+      await this.deps.store.saveActiveRun?.(r.record);
+    } catch {
+      // Only the offer to resume after a reload is lost; the run and its checkpoints go on.
+    }
+  }
+
+  private async clearRecord(r: Run): Promise<void> {
+    try {
+      await this.deps.store.deleteActiveRun?.(r.runId);
+    } catch {
+      // A stale record only offers to resume a run that ended: its checkpoints say where it got to.
+    }
   }
 
   private setPhase(r: Run, phase: TrainPhase, message?: string): void {
@@ -192,6 +269,8 @@ export class TrainService {
     let executor: SqlExecutor | null = null;
     try {
       this.setPhase(r, 'loading', `Loading ${base.label} for training…`);
+      const progress = new ProgressReporter((p) => r.emit({ type: 'progress', progress: p }), () => this.now());
+      const loading = progress.begin('loading', r.step, `Loading ${base.label} for training`);
       const init = saved ? saved.adapter : r.request.initAdapterId ? (await this.deps.adapters.load(r.request.initAdapterId)).adapter : null;
       const lora: LoraConfig = init?.config ?? { rank: c.loraRank, alpha: c.loraAlpha, targetModules: [...c.loraTargets], dropout: 0, useRslora: false };
       this.deps.beforeSession?.();
@@ -201,8 +280,12 @@ export class TrainService {
         rolloutSlots: c.groupSize * c.promptsPerStep,
         contextTokens: c.maxEpisodeTokens,
         microBatchTokens: c.microBatchTokens,
-        onProgress: (loaded, total, message) => r.emit({ type: 'phase', phase: 'loading', message, loaded, total }),
+        onProgress: (loaded, total, message) => {
+          r.emit({ type: 'phase', phase: 'loading', message, loaded, total });
+          loading.update(loaded, total, `Loading ${base.label} for training: ${message}`);
+        },
       });
+      loading.finish(`Loaded ${base.label}`);
       const model = session.model;
       if (init) model.loadAdapter(init);
       if (saved) model.loadOptimizerState(saved.optimizer);
@@ -212,6 +295,7 @@ export class TrainService {
           r.step = metrics.step;
           r.history.metrics.push(metrics);
           r.emit({ type: 'step', metrics });
+          void this.writeRecord(r, base);
         },
         onEval: (point) => {
           r.history.evals.push(point);
@@ -222,6 +306,11 @@ export class TrainService {
           r.emit({ type: 'trace', trace });
         },
         onCheckpoint: (step) => this.checkpoint(r, base, model, step),
+        onProgress: (progress) => r.emit({ type: 'progress', progress }),
+        onStateChange: (state) => {
+          if (state === 'paused') this.setPhase(r, 'paused', 'Resume starts the interrupted step or evaluation again from its beginning (same seeds, same result).');
+          else if (state === 'running') this.setPhase(r, 'running');
+        },
       });
       r.trainer = trainer;
       if (r.stopRequested) return this.end(r, base, model, 'stopped');
@@ -234,6 +323,7 @@ export class TrainService {
       r.emit({ type: 'error', ...describeFailure(e, r, session) });
       this.setPhase(r, 'failed');
     } finally {
+      if (!r.leaving) await this.clearRecord(r);
       session?.destroy();
       await executor?.close();
       if (this.run === r) this.run = null;
@@ -260,11 +350,15 @@ export class TrainService {
       r.emit({ type: 'phase', phase: r.phase, message: `${new TrainStorageFullError(`the checkpoint of step ${step}`).message} Training goes on.` });
       return;
     }
+    r.checkpointStep = step;
+    await this.writeRecord(r, base, info.id);
     r.emit({ type: 'checkpoint', checkpoint: info });
   }
 
   /** Keeps the run's adapter (a policy from now on) and its history, then reports the final phase. */
   private async end(r: Run, base: TrainBase, model: TrainSessionModel, phase: 'finished' | 'stopped'): Promise<void> {
+    // A stopped run can be resumed from where it stopped.
+    if (phase === 'stopped' && r.step > r.checkpointStep && r.step < r.config.steps) await this.checkpoint(r, base, model, r.step);
     const adapter = await model.readAdapter();
     let message: string | undefined;
     try {

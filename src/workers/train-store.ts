@@ -8,12 +8,15 @@
  * nothing is converted on the way in or out. Listing reads only small info records; tensors are separate records read
  * when needed. A checkpoint is written whole in one transaction before older checkpoints of its run are dropped, so a
  * failed save (full storage) never loses the checkpoint saved before it.
+ *
+ * Active-run records (`ActiveRunRecord`, train-protocol.ts) mark the runs in progress: written as a run goes, deleted
+ * when it ends, so one found by a fresh page is an interrupted run (database version 2 added their store).
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type { ModelConfig } from '../model/config.ts';
 import type { LoraAdapter } from '../model/lora.ts';
 import type { OptimizerState } from '../train/gpu-model.ts';
-import type { AdapterInfo, CheckpointInfo, TrainRunHistory, TrainStartRequest } from './train-protocol.ts';
+import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, TrainRunHistory, TrainStartRequest } from './train-protocol.ts';
 
 /** Everything a checkpoint holds: its info (listed), and the state to resume from. */
 export interface StoredCheckpoint {
@@ -48,6 +51,12 @@ export interface TrainStore {
   listAdapters(): Promise<AdapterInfo[]>;
   loadAdapter(id: string): Promise<StoredAdapter | null>;
   deleteAdapter(id: string): Promise<void>;
+  // Records of runs in progress; optional: a store without them (the CLI's folder) keeps none.
+  /** Writes (or replaces) the record of a run in progress. */
+  saveActiveRun?(record: ActiveRunRecord): Promise<void>;
+  /** Newest first. */
+  listActiveRuns?(): Promise<ActiveRunRecord[]>;
+  deleteActiveRun?(runId: string): Promise<void>;
 }
 
 /** Storage is full: what was being saved was not, and what was saved before is still there. */
@@ -89,6 +98,7 @@ export function memoryTrainStore(options: { quotaBytes?: number } = {}): TrainSt
   const checkpoints = new Map<string, StoredCheckpoint>();
   const histories = new Map<string, TrainRunHistory>();
   const adapters = new Map<string, { info: AdapterInfo; stored: StoredAdapter }>();
+  const activeRuns = new Map<string, ActiveRunRecord>();
   const quota = options.quotaBytes ?? Infinity;
   const used = () => typedArrayBytes([...checkpoints.values()]) + typedArrayBytes([...adapters.values()]);
   const checkRoom = (bytes: number) => {
@@ -121,6 +131,9 @@ export function memoryTrainStore(options: { quotaBytes?: number } = {}): TrainSt
       return a ? structuredClone(a.stored) : null;
     },
     deleteAdapter: async (id) => void adapters.delete(id),
+    saveActiveRun: async (record) => void activeRuns.set(record.runId, structuredClone(record)),
+    listActiveRuns: async () => [...activeRuns.values()].map((r) => structuredClone(r)).sort((a, b) => b.updatedAt - a.updatedAt),
+    deleteActiveRun: async (runId) => void activeRuns.delete(runId),
   };
 }
 
@@ -130,23 +143,27 @@ interface TrainSchema extends DBSchema {
   histories: { key: string; value: TrainRunHistory };
   adapterInfos: { key: string; value: AdapterInfo & { order: number } };
   adapters: { key: string; value: StoredAdapter & { id: string } };
+  activeRuns: { key: string; value: ActiveRunRecord };
 }
 
 export function indexedDbTrainStore(dbName = 'sqlenv-train'): TrainStore {
   let opened: Promise<IDBPDatabase<TrainSchema>> | null = null;
   const db = (): Promise<IDBPDatabase<TrainSchema>> => {
-    opened ??= openDB<TrainSchema>(dbName, 1, {
-      upgrade(database) {
-        database.createObjectStore('checkpointInfos', { keyPath: 'id' });
-        database.createObjectStore('checkpoints', { keyPath: 'info.id' });
-        database.createObjectStore('histories', { keyPath: 'runId' });
-        database.createObjectStore('adapterInfos', { keyPath: 'id' });
-        database.createObjectStore('adapters', { keyPath: 'id' });
+    opened ??= openDB<TrainSchema>(dbName, 2, {
+      upgrade(database, oldVersion) {
+        if (oldVersion < 1) {
+          database.createObjectStore('checkpointInfos', { keyPath: 'id' });
+          database.createObjectStore('checkpoints', { keyPath: 'info.id' });
+          database.createObjectStore('histories', { keyPath: 'runId' });
+          database.createObjectStore('adapterInfos', { keyPath: 'id' });
+          database.createObjectStore('adapters', { keyPath: 'id' });
+        }
+        if (oldVersion < 2) database.createObjectStore('activeRuns', { keyPath: 'runId' });
       },
     });
     return opened;
   };
-  type StoreName = 'checkpointInfos' | 'checkpoints' | 'histories' | 'adapterInfos' | 'adapters';
+  type StoreName = 'checkpointInfos' | 'checkpoints' | 'histories' | 'adapterInfos' | 'adapters' | 'activeRuns';
   /** Runs `body` in one read-write transaction; a full disk (often reported at commit) becomes TrainStorageFullError. */
   const write = async (names: StoreName[], what: string, body: (tx: IDBPTransaction<TrainSchema, StoreName[], 'readwrite'>) => Array<Promise<unknown>>): Promise<void> => {
     const tx = (await db()).transaction(names, 'readwrite');
@@ -182,5 +199,8 @@ export function indexedDbTrainStore(dbName = 'sqlenv-train'): TrainStore {
       return found ? { adapter: found.adapter, modelConfig: found.modelConfig } : null;
     },
     deleteAdapter: (id) => write(['adapterInfos', 'adapters'], `the deletion of adapter ${id}`, (tx) => [tx.objectStore('adapterInfos').delete(id), tx.objectStore('adapters').delete(id)]),
+    saveActiveRun: (record) => write(['activeRuns'], `the record of run ${record.runId}`, (tx) => [tx.objectStore('activeRuns').put(record)]),
+    listActiveRuns: async () => (await (await db()).getAll('activeRuns')).sort((a, b) => b.updatedAt - a.updatedAt),
+    deleteActiveRun: (runId) => write(['activeRuns'], `the deletion of run record ${runId}`, (tx) => [tx.objectStore('activeRuns').delete(runId)]),
   };
 }

@@ -35,7 +35,8 @@ describe('dataset names', () => {
     ['my-spider', [], null],
     ['spider_2', ['spider'], null],
     ['demo', [], /built with the app/],
-    ['spider', [], /built with the app/],
+    ['spider', [], null], // no Spider bundle was built: an import may take the name
+    ['spider', ['spider'], /already exists/],
     ['taken', ['taken'], /already exists/],
     ['Upper', [], /lowercase/],
     ['', [], /1 to 40/],
@@ -49,7 +50,8 @@ describe('dataset names', () => {
   });
 
   const suggestions: Array<[string, string[], string]> = [
-    ['spider.zip', [], 'spider-2'],
+    ['spider.zip', [], 'spider'],
+    ['spider.zip', ['spider'], 'spider-2'],
     ['spider_data.zip', [], 'spider_data'],
     ['My Music.sqlite', [], 'my-music'],
     ['chinook.db', ['chinook', 'chinook-2'], 'chinook-3'],

@@ -6,9 +6,27 @@
 import initSqlJs from 'sql.js';
 import { afterAll, beforeAll } from 'vitest';
 import { ReferenceTrainableModel, type ReferenceModelOptions } from '../../src/train/reference-model.ts';
+import type { TrainConfig } from '../../src/train/types.ts';
 import { setupToyTask, TOY_ADAPTER_SEED, TOY_CONTEXT_TOKENS, TOY_LORA, type ToySetup } from '../../src/train/toy-run.ts';
 
 export { TOY_LORA, toyModelConfig } from '../../src/train/toy-run.ts';
+
+/** A GRPO run small enough for the float64 reference: 4 episodes of 2 prompts, 2 turns of 3 tokens, nothing periodic. */
+export const SMALL_GRPO: Partial<TrainConfig> = {
+  algo: 'grpo',
+  steps: 3,
+  lr: 0.02,
+  warmupSteps: 0,
+  groupSize: 4,
+  promptsPerStep: 2,
+  maxTurns: 2,
+  maxNewTokensPerTurn: 3,
+  evalEvery: 0,
+  traceEvery: 0,
+  checkpointEvery: 0,
+  evalTrainSamples: 2,
+  evalEvalSamples: 2,
+};
 
 export interface ToyFixture extends ToySetup {
   /** A fresh model (fresh adapter) on the fixture's base weights. */

@@ -8,25 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { LORA_TARGETS } from '../../src/model/lora.ts';
 import { TrainConfigError, TrainMemoryError, Trainer } from '../../src/train/trainer.ts';
 import type { StepMetrics, TrainConfig } from '../../src/train/types.ts';
-import { useToyTask } from './toy-fixture.ts';
+import { SMALL_GRPO, useToyTask } from './toy-fixture.ts';
 
 const f = useToyTask();
 
-const SMALL: Partial<TrainConfig> = {
-  algo: 'grpo',
-  steps: 3,
-  lr: 0.02,
-  warmupSteps: 0,
-  groupSize: 4,
-  promptsPerStep: 2,
-  maxTurns: 2,
-  maxNewTokensPerTurn: 3,
-  evalEvery: 0,
-  traceEvery: 0,
-  checkpointEvery: 0,
-  evalTrainSamples: 2,
-  evalEvalSamples: 2,
-};
+const SMALL: Partial<TrainConfig> = SMALL_GRPO;
 
 const adapterValues = (m: ReturnType<typeof f.model>) => m.adapter.layers.flatMap((l) => LORA_TARGETS.flatMap((t) => [...l[t]!.a.data, ...l[t]!.b.data]));
 const stable = (m: StepMetrics) => ({ ...m, seconds: null, tokensPerSecond: null, etaSeconds: null });

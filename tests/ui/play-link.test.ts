@@ -141,3 +141,36 @@ describe('planLinkSync', () => {
     expect(url).toEqual(episodeLink(episode));
   });
 });
+
+describe('free play has a link of its own', () => {
+  const free = ep('my-zoo', 'free-play', 4);
+  const freeRef: EpisodeRef = { ...free, free: true };
+  const freeLink: PlayLink = { dataset: 'my-zoo', q: null, seed: null, free: true };
+
+  it('`free=` is parsed apart from `dataset=` and written back as `free=`', () => {
+    expect(parsePlayLink(new URLSearchParams('free=my-zoo&q=free-play&seed=4'))).toEqual({ dataset: 'my-zoo', q: 'free-play', seed: 4, free: true });
+    expect(linkParams(episodeLink(freeRef))).toEqual({ free: 'my-zoo', q: 'free-play', seed: 4 });
+    expect(linkParams(episodeLink(current()))).toEqual({ dataset: 'demo', q: 'demo-library-001', seed: 3 });
+    expect(linkKey(freeLink)).not.toBe(linkKey(link('my-zoo', null, null)));
+  });
+
+  it('a free link starts its file (the view passes the link\'s dataset, not the header\'s)', () => {
+    expect(planLinkSync(freeLink, 'my-zoo', current(), EMPTY_MEMO).action).toEqual({ kind: 'start', request: { dataset: 'my-zoo' } });
+  });
+
+  it('a free episode writes a free link, with nothing to wait for in the header', () => {
+    const plan = planLinkSync(freeLink, 'my-zoo', freeRef, memoOf(freeLink));
+    expect(plan.action).toEqual({ kind: 'navigate', link: { dataset: 'my-zoo', q: 'free-play', seed: 4, free: true } });
+    expect(plan.memo.awaiting).toBeNull();
+  });
+
+  it('the bare nav link returns to a free-play episode instead of starting one of the header\'s dataset', () => {
+    const plan = planLinkSync(link(null, null, null), 'demo', freeRef, memoOf(episodeLink(freeRef)));
+    expect(plan.action).toEqual({ kind: 'navigate', link: episodeLink(freeRef) });
+    expect(plan.memo.awaiting).toBeNull();
+  });
+});
+
+function current(): EpisodeRef {
+  return ep('demo', 'demo-library-001', 3);
+}

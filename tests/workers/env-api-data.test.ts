@@ -83,7 +83,7 @@ describe('importSpiderFiles', () => {
     const files = [{ path: 'spider.zip', data: new Blob([new Uint8Array(zip)]) }];
     await expect(service.importSpiderFiles({ importId: 'x', name: 'my-spider', label: 'spider.zip', files })).rejects.toThrow(/already exists/);
     await expect(service.importSpiderFiles({ importId: 'x', name: 'tiny', label: 'spider.zip', files })).rejects.toThrow(/already exists/);
-    await expect(service.importSpiderFiles({ importId: 'x', name: 'spider', label: 'spider.zip', files })).rejects.toThrow(/built with the app/);
+    await expect(service.importSpiderFiles({ importId: 'x', name: 'demo', label: 'spider.zip', files })).rejects.toThrow(/built with the app/);
     const photos = [{ path: 'photos/a.png', data: new Uint8Array(4) }];
     await expect(service.importSpiderFiles({ importId: 'x', name: 'photos', label: 'photos', files: photos })).rejects.toThrow(/'photos' is not in Spider's official layout/);
     await expect(service.importSpiderFiles({ importId: 'x', name: 'half', label: 'half.zip', files: [{ path: 'half.zip', data: zip.slice(0, 100) }] })).rejects.toThrow(/not a readable zip/);

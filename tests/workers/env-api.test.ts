@@ -67,9 +67,12 @@ describe('EnvApi', () => {
 
   it('evaluates with progress, and cancels a run', async () => {
     const progress: number[] = [];
-    const report = await service.evaluate({ runId: 'r1', dataset: 'demo', policy: 'oracle', split: 'eval', episodes: 5, seed: 0 }, (d) => progress.push(d));
+    const report = await service.evaluate({ runId: 'r1', dataset: 'demo', policy: 'oracle', split: 'eval', episodes: 5, seed: 0 }, (d, _total, current) => {
+      if (!current) progress.push(d);
+    });
     expect(report.success_rate).toBe(1);
-    expect(progress).toEqual([1, 2, 3, 4, 5]);
+    // The start, then each episode's end (reports of the steps in between: step-progress.test.ts).
+    expect(progress).toEqual([0, 1, 2, 3, 4, 5]);
     const running = service.evaluate({ runId: 'r2', dataset: 'demo', policy: 'random', split: 'all', episodes: 500, seed: 0 }, () => service.cancelEvaluation('r2'));
     await expect(running).rejects.toThrow(/cancelled/);
   });

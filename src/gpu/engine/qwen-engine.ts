@@ -82,6 +82,16 @@ export interface SampleInput extends StepInput {
   key: SampleKey;
 }
 
+/**
+ * How `sample` may split its work into GPU submits: forwards of at most `maxTokensPerForward` tokens (default the
+ * plan's T; smaller keeps each submit short on a slow adapter, so a page reload or a stop never waits long behind
+ * one), with `signal` checked between them.
+ */
+export interface SubmitOptions {
+  maxTokensPerForward?: number;
+  signal?: AbortSignal;
+}
+
 /** What one forward hands back for its wanted rows: their logits, or their sampler results (rows, 4). */
 type ForwardResult = { kind: 'logits'; rows: Float32Array } | { kind: 'sampled'; rows: Uint32Array };
 
@@ -231,14 +241,19 @@ export class QwenEngine {
    * greedy). Returns per input the token, its log-probability under the distribution used, the uniform drawn and
    * the kept-token count; the logits never leave the GPU. The tokens are not appended: pass them to the next call.
    */
-  async sample(inputs: readonly SampleInput[], sampling: SamplingParams): Promise<Sampled> {
+  async sample(inputs: readonly SampleInput[], sampling: SamplingParams, submits: SubmitOptions = {}): Promise<Sampled> {
     const M = inputs.length;
     checkSamplingParams(sampling);
     packSampleKeys(inputs.map((i) => i.key)); // validates every key before anything is recorded
     const words = new Uint32Array(M * 4);
-    await this.run(inputs, { sampling, keys: inputs.map((i) => i.key) }, (input, result, r) => {
-      if (result.kind === 'sampled') words.set(result.rows.subarray(r * 4, r * 4 + 4), input * 4);
-    });
+    await this.run(
+      inputs,
+      { sampling, keys: inputs.map((i) => i.key) },
+      (input, result, r) => {
+        if (result.kind === 'sampled') words.set(result.rows.subarray(r * 4, r * 4 + 4), input * 4);
+      },
+      submits,
+    );
     return unpackSampled(words, M);
   }
 
@@ -247,8 +262,10 @@ export class QwenEngine {
     inputs: readonly StepInput[],
     sampler: { sampling: SamplingParams; keys: readonly SampleKey[] } | null,
     take: (input: number, result: ForwardResult, row: number) => void,
+    submits: SubmitOptions = {},
   ): Promise<void> {
-    const { batch: B, context: S, maxTokens: T } = this.plan.options;
+    const { batch: B, context: S, maxTokens: planT } = this.plan.options;
+    const T = Math.max(1, Math.min(planT, submits.maxTokensPerForward ?? planT));
     const V = this.model.vocabSize;
     const tokens: PackedToken[] = [];
     const seen = new Set<number>();
@@ -266,6 +283,8 @@ export class QwenEngine {
     });
     const before = this.rec.dispatchCount;
     for (let from = 0; from < tokens.length; from += T) {
+      // Between forwards: an aborted caller stops here (the slots' lengths are then stale: reset them before reuse).
+      if (from > 0) submits.signal?.throwIfAborted();
       const group = tokens.slice(from, from + T);
       const result = await this.forward(group, sampler);
       group.filter((t) => t.logitOf >= 0).forEach((t, r) => take(t.logitOf, result, r));

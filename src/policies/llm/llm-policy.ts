@@ -7,6 +7,9 @@
  * stop at `<|im_end|>` / `<|endoftext|>` or after `maxNewTokens` new tokens; a reply that reaches the limit
  * without an end token counts as cut off. Sampling is seeded from the episode's generator, so one seed gives one
  * episode. Malformed replies never throw: they become invalid actions, which cost a step in the environment.
+ *
+ * Progress: when the context has `onProgress`, the turn reports the prompt's size at once (0 new tokens), then each
+ * count of new tokens the engine streams through `onToken`, so a page can show "Generating… N tokens".
  */
 import type { ParsedAction } from '../../env/actions.ts';
 import type { Tokenizer } from '../../model/tokenizer.ts';
@@ -22,6 +25,8 @@ export interface GenerateOptions {
   topP: number;
   /** Seed of the sampler for this turn (uint32). */
   seed: number;
+  /** Called as tokens come: the count of new tokens so far (engines that stream; others may never call it). */
+  onToken?: (newTokens: number) => void;
 }
 
 export interface Generation {
@@ -124,6 +129,12 @@ export class LlmPolicy implements Policy {
       topP: this.options.topP ?? (thinking ? 0.95 : 0.8),
       seed: turnSeed(context),
     };
+    const { onProgress } = context;
+    if (onProgress) {
+      const promptTokens = prompt.tokenIds.length;
+      onProgress({ promptTokens, newTokens: 0, maxNewTokens });
+      generateOptions.onToken = (newTokens) => onProgress({ promptTokens, newTokens, maxNewTokens });
+    }
     const started = performance.now();
     const generation = await this.options.generate(prompt.tokenIds, generateOptions);
     const seconds = (performance.now() - started) / 1000;

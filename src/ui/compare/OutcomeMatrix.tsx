@@ -4,6 +4,7 @@
  */
 import { OUTCOME_LABELS, type Outcome } from './outcome-matrix.ts';
 import { useStore } from '../store/store.ts';
+import { tip } from '../help/glossary.ts';
 
 export function OutcomeMatrix({ counts, total, policyA, policyB }: { counts: Record<Outcome, number>; total: number; policyA: string; policyB: string }) {
   const filter = useStore((s) => s.compareFilter.outcome);
@@ -23,7 +24,7 @@ export function OutcomeMatrix({ counts, total, policyA, policyB }: { counts: Rec
   return (
     <div className="matrix-wrap">
       <table className="outcome-matrix">
-        <caption>Outcome per question ({total} played by both)</caption>
+        <caption title={tip('outcomeMatrix')}>Outcome per question ({total} played by both)</caption>
         <thead>
           <tr>
             <td />

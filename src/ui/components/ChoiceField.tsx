@@ -5,6 +5,8 @@
 export interface Choice<T extends string> {
   value: T;
   label?: string;
+  /** Offered but not choosable (an empty split). */
+  disabled?: boolean;
 }
 
 export function ChoiceField<T extends string>({
@@ -14,6 +16,7 @@ export function ChoiceField<T extends string>({
   onChange,
   disabled,
   className = 'field',
+  title,
 }: {
   label: string;
   value: T;
@@ -21,14 +24,16 @@ export function ChoiceField<T extends string>({
   onChange: (value: T) => void;
   disabled?: boolean;
   className?: string;
+  /** Tooltip of the field (a glossary text). */
+  title?: string;
 }) {
-  const options = choices.map((c) => (typeof c === 'string' ? { value: c, label: c } : { value: c.value, label: c.label ?? c.value }));
+  const options = choices.map((c) => (typeof c === 'string' ? { value: c, label: c, disabled: false } : { value: c.value, label: c.label ?? c.value, disabled: c.disabled === true }));
   return (
-    <label className={className}>
+    <label className={className} title={title}>
       {label}
       <select value={value} disabled={disabled} onChange={(e) => onChange(options.find((o) => o.value === e.target.value)?.value ?? value)}>
         {options.map((o) => (
-          <option key={o.value} value={o.value}>
+          <option key={o.value} value={o.value} disabled={o.disabled}>
             {o.label}
           </option>
         ))}

@@ -11,7 +11,10 @@ import { TEXT_CHARS } from './cell-display.ts';
 import { ClippedText } from './ClippedText.tsx';
 import { ResultTable } from './ResultTable.tsx';
 import { RewardParts } from './RewardParts.tsx';
+import { stepBadge } from './step-badge.ts';
+import './step-badge.css';
 import { TableSchema } from './TableSchema.tsx';
+import { tip } from '../help/glossary.ts';
 
 /** A step's action line (`QUERY …`), clipped: a query or a model's invalid output can be any length. */
 export function StepAction({ text }: { text: string }) {
@@ -50,9 +53,21 @@ export interface TranscriptProps {
   highlight?: ReadonlySet<number>;
   /** Accessible name of the list. */
   label?: string;
+  /** The episode is free play (no gold answer): an ANSWER is "noted", not judged. */
+  freePlay?: boolean;
 }
 
-export function Transcript({ steps, highlight, label = 'Transcript' }: TranscriptProps) {
+function Badge({ step, freePlay }: { step: TranscriptStep; freePlay: boolean }) {
+  const badge = stepBadge(step, freePlay);
+  // An ANSWER's badge says the verdict in its title; the others keep the glossary's words on outcomes.
+  return (
+    <span className={`badge ${badge.kind}`} title={step.action.type === 'ANSWER' ? badge.title : tip('outcome')}>
+      {badge.text}
+    </span>
+  );
+}
+
+export function Transcript({ steps, highlight, label = 'Transcript', freePlay = false }: TranscriptProps) {
   if (steps.length === 0) return <p className="meta">No steps yet.</p>;
   return (
     <ol className="transcript" aria-label={label}>
@@ -61,7 +76,7 @@ export function Transcript({ steps, highlight, label = 'Transcript' }: Transcrip
           <div className="step-head">
             <span className="step-index">{i + 1}</span>
             <StepAction text={step.actionText} />
-            <span className={`badge ${step.outcome}`}>{step.outcome}</span>
+            <Badge step={step} freePlay={freePlay} />
           </div>
           <StepBody step={step} />
           {step.rawText !== undefined && (

@@ -92,3 +92,13 @@ export function tableView(columnCount: number, rowCount: number, totalRows: numb
   if (columns < columnCount) notes.push(`showing ${count(columns)} of ${count(columnCount)} columns (${count(columnCount - columns)} more not shown)`);
   return { columns, rows, note: notes.join('; ') };
 }
+
+/**
+ * A result as tab-separated text, header first: what a result table's "Copy table" puts on the clipboard, which
+ * Play's answer box reads back (src/ui/play/answer-table.ts) with the header recognised. A cell holding a tab, a line
+ * break or a quote is quoted CSV-style (`"a""b"`); NULL is written NULL; values are whole (not the clipped display).
+ */
+export function tableTsv(columns: readonly string[], rows: readonly (readonly SqlValue[])[]): string {
+  const cell = (text: string): string => (/[\t\n\r"]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+  return [columns.map(cell).join('\t'), ...rows.map((row) => row.map((v) => cell(cellText(v))).join('\t'))].join('\n');
+}

@@ -10,6 +10,7 @@ import { ClippedText } from '../components/ClippedText.tsx';
 import { routeHash } from '../router.ts';
 import type { DatasetSummary } from '../../workers/env-protocol.ts';
 import { countByDatabase, countBySplit, formatBytes, splitsPresent } from './counts.ts';
+import { tip } from '../help/glossary.ts';
 
 export type DatasetOrigin = 'built-in' | 'spider' | 'free-play';
 
@@ -29,7 +30,7 @@ function SplitTable({ summary }: { summary: DatasetSummary }) {
   return (
     <div className="table-scroll">
       <table className="count-table">
-        <caption>Questions by split and difficulty</caption>
+        <caption title={`${tip('split')} ${tip('difficulty')}`}>Questions by split and difficulty</caption>
         <thead>
           <tr>
             <th scope="col">split</th>
@@ -117,17 +118,17 @@ export function DatasetCard({ summary, origin, stored, inUse, onUse, onRemove }:
       {summary.description && !free && <p className="dataset-description">{summary.description}</p>}
       <dl className="figures dataset-figures">
         {!free && (
-          <div>
+          <div title={tip('datasetDatabases')}>
             <dt>Databases</dt>
             <dd>{summary.databases.length}</dd>
           </div>
         )}
-        <div>
+        <div title={free ? undefined : tip('datasetQuestions')}>
           <dt>{free ? 'Tables' : 'Questions'}</dt>
           <dd>{free ? (summary.databases[0]?.tables.length ?? 0) : summary.questions.length}</dd>
         </div>
         {stored && (
-          <div>
+          <div title={tip('datasetStored')}>
             <dt>Stored in this browser</dt>
             <dd className="small">{formatBytes(stored.bytes)}</dd>
           </div>
@@ -154,12 +155,15 @@ export function DatasetCard({ summary, origin, stored, inUse, onUse, onRemove }:
         </p>
       )}
       <div className="card-actions">
-        <a className="button-link primary" href={routeHash('play', { dataset: summary.name })} aria-label={`Play ${summary.name}`}>
+        {/* A free-play file opens in Play alone (its own link): it has no questions for Train, Evaluate or Watch. */}
+        <a className="button-link primary" href={routeHash('play', free ? { free: summary.name } : { dataset: summary.name })} aria-label={`Play ${summary.name}`}>
           Play
         </a>
-        <button type="button" onClick={onUse} disabled={inUse} aria-label={`Use ${summary.name} in every view`}>
-          {inUse ? 'In use in every view' : 'Use in every view'}
-        </button>
+        {!free && (
+          <button type="button" onClick={onUse} disabled={inUse} aria-label={`Use ${summary.name} in every view`}>
+            {inUse ? 'In use in every view' : 'Use in every view'}
+          </button>
+        )}
         {onRemove &&
           (confirming ? (
             <span className="confirm" role="group" aria-label={`Remove ${summary.name}?`}>

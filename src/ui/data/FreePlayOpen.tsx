@@ -25,7 +25,8 @@ export function FreePlayOpen() {
     const [file] = selection.files;
     const name = suggestDatasetName(file.path.split('/').pop() ?? file.path, taken);
     const opened = await open(name, file);
-    if (opened) navigate('play', { dataset: opened });
+    // Its own link (`free=`), so the file never becomes the app-wide dataset that Train, Evaluate and Watch use.
+    if (opened) navigate('play', { free: opened });
   };
 
   return (

@@ -1,7 +1,8 @@
 /**
  * A run's episodes, one row each: question, database, difficulty, outcome, return and steps, with a button that
  * opens the transcript and a link that replays the episode in Watch (same policy, question and seed). A filter
- * narrows the rows to successes or failures. Question text is rendered as text.
+ * narrows the rows to successes or failures. Question text is rendered as text. On a phone the table fits the
+ * width: database, difficulty and steps move under the question (evaluate.css, `.wide-only` / `.narrow-facts`).
  */
 import { useState } from 'react';
 import type { EpisodeRecord } from '../../eval/transcript.ts';
@@ -36,13 +37,17 @@ export function EpisodeTable({ records }: { records: readonly EpisodeRecord[] })
             <tr>
               <th scope="col">#</th>
               <th scope="col">Question</th>
-              <th scope="col">Database</th>
-              <th scope="col">Difficulty</th>
+              <th scope="col" className="wide-only">
+                Database
+              </th>
+              <th scope="col" className="wide-only">
+                Difficulty
+              </th>
               <th scope="col">Outcome</th>
               <th scope="col" className="number">
                 Return
               </th>
-              <th scope="col" className="number">
+              <th scope="col" className="number wide-only">
                 Steps
               </th>
               <th scope="col">
@@ -59,16 +64,19 @@ export function EpisodeTable({ records }: { records: readonly EpisodeRecord[] })
                     {record.question}
                   </span>
                   <span className="meta"> {record.questionId}</span>
+                  <span className="meta narrow-facts">
+                    {record.dbId} · {record.difficulty} · {record.steps} step{record.steps === 1 ? '' : 's'}
+                  </span>
                 </td>
-                <td>{record.dbId}</td>
-                <td>
+                <td className="wide-only">{record.dbId}</td>
+                <td className="wide-only">
                   <span className={`difficulty ${record.difficulty}`}>{record.difficulty}</span>
                 </td>
                 <td>
                   <span className={`verdict ${record.success ? 'good' : 'bad'}`}>{record.success ? 'success' : record.truncated ? 'no answer' : 'wrong'}</span>
                 </td>
                 <td className="number">{fixed(record.episodeReturn)}</td>
-                <td className="number">{record.steps}</td>
+                <td className="number wide-only">{record.steps}</td>
                 <td className="row-actions">
                   <button type="button" onClick={() => open(index)} aria-label={`Transcript of episode ${index + 1}`}>
                     Transcript

@@ -2,10 +2,12 @@
  * The Evaluate form: policy, split (with its question count in the current dataset), number of episodes or all the
  * split's questions, and seed. The dataset is the one chosen in the header. Every field persists.
  */
-import { SPLITS, type SplitSelector } from '../../data/types.ts';
+import type { SplitSelector } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { splitChoices } from '../components/split-choices.ts';
 import { useStore } from '../store/store.ts';
 import { NumberField } from '../watch/NumberField.tsx';
+import { tip } from '../help/glossary.ts';
 
 /** Most episodes one run may ask for (a run keeps every transcript in memory and in storage). */
 const MAX_EPISODES = 10_000;
@@ -27,6 +29,7 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
   });
   const running = useStore((s) => s.evalProgress !== null);
   const start = useStore((s) => s.startEvaluation);
+  const notice = useStore((s) => s.evalPolicyNotice);
   const counts = splitCounts(questions);
   const available = counts?.[form.split] ?? 0;
 
@@ -44,7 +47,7 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
         Dataset <strong>{dataset}</strong> (change it in the header).
       </p>
       <div className="form-grid">
-        <label className="field">
+        <label className="field" title={tip('policy')}>
           Policy
           <select value={form.policy} onChange={(e) => setForm({ policy: e.target.value })} disabled={running || !policies}>
             {(policies ?? [{ name: form.policy, label: form.policy }]).map((p) => (
@@ -54,15 +57,21 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
             ))}
           </select>
         </label>
+        {notice !== null && (
+          <p className="policy-notice" role="status" aria-label="Policy changed">
+            {notice}
+          </p>
+        )}
         <ChoiceField
           label="Split"
+          title={tip('evalSplit')}
           value={form.split}
-          choices={[...SPLITS, 'all' as const].map((s) => ({ value: s, label: counts ? `${s} (${counts[s]} questions)` : s }))}
+          choices={splitChoices(questions, 'all-last')}
           onChange={(split: SplitSelector) => setForm({ split })}
           disabled={running}
         />
-        <NumberField label="Episodes" value={form.episodes} min={1} max={MAX_EPISODES} onChange={(episodes) => setForm({ episodes })} disabled={running || form.allQuestions} />
-        <NumberField label="Seed" value={form.seed} onChange={(seed) => setForm({ seed })} disabled={running} />
+        <NumberField label="Episodes" title={tip('evalEpisodes')} value={form.episodes} min={1} max={MAX_EPISODES} onChange={(episodes) => setForm({ episodes })} disabled={running || form.allQuestions} />
+        <NumberField label="Seed" title={tip('seed')} value={form.seed} onChange={(seed) => setForm({ seed })} disabled={running} />
       </div>
       <label className="check">
         <input type="checkbox" checked={form.allQuestions} onChange={(e) => setForm({ allQuestions: e.target.checked })} disabled={running} />

@@ -1,7 +1,8 @@
 /**
  * The Evaluate view: run a policy over a question set in the environment worker (the page stays responsive), with
  * progress, ETA and Cancel; see the results as figures, charts and episodes; keep runs in IndexedDB, export them
- * (JSONL, CSV) and delete them. The run shown last comes back after a reload.
+ * (JSONL, CSV) and delete them. The run shown last comes back after a reload. The link names the chosen policy
+ * (usePolicyLink.ts).
  */
 import { useEffect } from 'react';
 import { useStore } from '../store/store.ts';
@@ -9,6 +10,7 @@ import { EvaluateForm } from './EvaluateForm.tsx';
 import { RunProgress } from './RunProgress.tsx';
 import { RunResults } from './RunResults.tsx';
 import { SavedRuns } from './SavedRuns.tsx';
+import { usePolicyLink } from './usePolicyLink.ts';
 import './evaluate.css';
 
 function Message() {
@@ -31,6 +33,7 @@ export default function EvaluateView() {
   const shownRunId = useStore((s) => s.shownRunId);
   const showRun = useStore((s) => s.showRun);
   const setOpenEpisode = useStore((s) => s.setOpenEpisode);
+  usePolicyLink();
 
   useEffect(() => {
     void loadPolicies();

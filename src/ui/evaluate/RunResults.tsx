@@ -12,12 +12,16 @@ import { EpisodeDialog } from './EpisodeDialog.tsx';
 import { EpisodeTable } from './EpisodeTable.tsx';
 import { duration, fixed, groupRows, percent, runTitle } from './figures.ts';
 import { usePolicyLabel } from './usePolicyLabel.ts';
+import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
+import { plain, rewardEquation } from '../components/reward-terms.ts';
+import { tip } from '../help/glossary.ts';
+import '../components/reward-parts.css';
 
 const RunCharts = lazy(() => import('./RunCharts.tsx'));
 
-function Figure({ label, value }: { label: string; value: string }) {
+function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (
-    <div>
+    <div title={hint}>
       <dt>{label}</dt>
       <dd>{value}</dd>
     </div>
@@ -35,13 +39,13 @@ function GroupTable({ caption, label, groups }: { caption: string; label: string
             <th scope="col" className="number">
               Episodes
             </th>
-            <th scope="col" className="number">
+            <th scope="col" className="number" title={tip('successRate')}>
               Success
             </th>
-            <th scope="col" className="number">
+            <th scope="col" className="number" title={tip('meanReturn')}>
               Mean return
             </th>
-            <th scope="col" className="number">
+            <th scope="col" className="number" title={tip('meanSteps')}>
               Mean steps
             </th>
           </tr>
@@ -71,6 +75,9 @@ export function RunResults() {
   const { summary, records } = shown.run;
   const exportAs = (format: ExportFormat) => downloadFile(exportFile(format, summary, records));
   const opened = openEpisode !== null ? records[openEpisode] : undefined;
+  // Returns are sums of weighted rewards, so the mean return is the weighted sum of the mean parts (when the run
+  // used the environment's default weights; a run with other weights shows no equation).
+  const meanEquation = rewardEquation(summary.mean_components, DEFAULT_ENV_CONFIG.weights, summary.mean_return);
 
   return (
     <section className="panel run-results" aria-labelledby="run-heading">
@@ -92,14 +99,19 @@ export function RunResults() {
       </div>
 
       <dl className="figures summary-figures" aria-label="Summary">
-        <Figure label="Success rate" value={percent(summary.success_rate)} />
-        <Figure label="Mean return" value={fixed(summary.mean_return)} />
-        <Figure label="Mean correctness" value={fixed(summary.mean_components.correctness)} />
-        <Figure label="Mean progress" value={fixed(summary.mean_components.progress)} />
-        <Figure label="Mean operational" value={fixed(summary.mean_components.operational)} />
-        <Figure label="Mean steps" value={fixed(summary.mean_steps, 2)} />
-        <Figure label="Episodes" value={String(summary.episodes)} />
+        <Figure label="Success rate" value={percent(summary.success_rate)} hint={tip('successRate')} />
+        <Figure label="Mean return" value={plain(summary.mean_return)} hint={tip('meanReturn')} />
+        <Figure label="Mean correctness" value={plain(summary.mean_components.correctness)} hint={tip('meanCorrectness')} />
+        <Figure label="Mean progress" value={plain(summary.mean_components.progress)} hint={tip('meanProgress')} />
+        <Figure label="Mean operational" value={plain(summary.mean_components.operational)} hint={tip('meanOperational')} />
+        <Figure label="Mean steps" value={fixed(summary.mean_steps, 2)} hint={tip('meanSteps')} />
+        <Figure label="Episodes" value={String(summary.episodes)} hint={tip('episodes')} />
       </dl>
+      {meanEquation !== null && (
+        <p className="reward-equation">
+          Mean return {plain(summary.mean_return)} = {meanEquation}
+        </p>
+      )}
 
       <Suspense fallback={<p className="meta">Loading charts…</p>}>
         <RunCharts summary={summary} returns={records.map((r) => r.episodeReturn)} />

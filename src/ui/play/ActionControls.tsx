@@ -1,11 +1,15 @@
 /**
- * The Query button (under the editor), the answer form, and the step status line. Buttons that cannot act now are
+ * The Query button (under the editor), the answer form (a multi-line box that reads pasted tables), and the step
+ * status line. Buttons that cannot act now are
  * `aria-disabled` rather than `disabled`, so keyboard focus stays on them while a step runs; the store ignores
  * them anyway (`playBusy` is the lock).
  */
-import { useEffect, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 import { useStore } from '../store/store.ts';
+import { AnswerPreview } from './AnswerPreview.tsx';
+import { tip } from '../help/glossary.ts';
+import { readAnswer, seenColumns } from './answer-table.ts';
 
 const IS_MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.userAgent);
 
@@ -14,7 +18,7 @@ export function QueryButton() {
   const query = useStore((s) => s.playQuery);
   return (
     <div className="play-buttons">
-      <button type="button" className="primary" aria-disabled={blocked} aria-keyshortcuts="Control+Enter Meta+Enter" onClick={() => void query()}>
+      <button type="button" className="primary" aria-disabled={blocked} aria-keyshortcuts="Control+Enter Meta+Enter" title={tip('query')} onClick={() => void query()}>
         Query
       </button>
       <span className="meta">
@@ -24,12 +28,32 @@ export function QueryButton() {
   );
 }
 
+/** Rows the answer box grows to before it scrolls. */
+const MAX_ANSWER_ROWS = 10;
+
+function lineCount(text: string, max: number): number {
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && lines < max; i = text.indexOf('\n', i + 1)) lines++;
+  return lines;
+}
+
+/**
+ * The answer box: several lines, so a pasted table keeps its rows. Enter answers and Shift+Enter starts a new line
+ * (as in a chat box), Ctrl/Cmd+Enter answers too; a paste brings its lines in whole. A table is shown as it was
+ * read (AnswerPreview) before it is sent.
+ */
 export function AnswerForm() {
   const answer = useStore((s) => s.playAnswer);
+  const headerChoice = useStore((s) => s.playAnswerHeader);
   const setAnswer = useStore((s) => s.setPlayAnswer);
+  const setHeader = useStore((s) => s.setPlayAnswerHeader);
   const submit = useStore((s) => s.playSubmitAnswer);
+  const steps = useStore((s) => s.playEpisode?.steps);
   const over = useStore((s) => !s.playEpisode || s.playEpisode.done);
   const busy = useStore((s) => s.playBusy !== null);
+  const deferred = useDeferredValue(answer);
+  const known = useMemo(() => seenColumns(steps ?? []), [steps]);
+  const reading = useMemo(() => readAnswer(deferred, { header: headerChoice, knownColumns: known }), [deferred, headerChoice, known]);
   const blocked = busy || over || answer.trim() === '';
   return (
     <form
@@ -42,23 +66,32 @@ export function AnswerForm() {
       <label htmlFor="play-answer-input" className="play-answer-label">
         Answer
       </label>
-      <input
+      <textarea
         id="play-answer-input"
-        type="text"
         autoComplete="off"
         spellCheck={false}
+        rows={Math.max(2, lineCount(answer, MAX_ANSWER_ROWS))}
         value={answer}
         readOnly={over}
         onChange={(e) => setAnswer(e.target.value)}
-        placeholder='42 · ["a", "b"] · [[1, "x"]]'
+        onKeyDown={(e) => {
+          if (e.key !== 'Enter' || e.shiftKey || e.altKey || e.nativeEvent.isComposing) return;
+          e.preventDefault();
+          e.currentTarget.form?.requestSubmit();
+        }}
+        placeholder={'42 · Rex, Tom · or paste a table:\nRex\t3\nTom\t5'}
         aria-describedby="play-answer-help"
+        aria-keyshortcuts="Enter Shift+Enter"
       />
-      <button type="submit" className="primary" aria-disabled={blocked}>
+      <button type="submit" className="primary" aria-disabled={blocked} title={tip('answer')}>
         Answer
       </button>
       <p id="play-answer-help" className="meta">
-        A value, a list or rows; ends the episode. Case, spacing and 1 vs 1.0 do not matter.
+        A value (<code>42</code>), a list (<code>Rex, Tom</code>) or rows: paste a table (tab-, <code>|</code>- or comma-separated, or markdown) or type JSON rows (
+        <code>[["Rex", 3], ["Tom", 5]]</code>). <kbd>Enter</kbd> answers, <kbd>Shift</kbd>+<kbd>Enter</kbd> starts a new line. Case, spacing and 1 vs 1.0 do not
+        matter; answering ends the episode.
       </p>
+      {reading.kind === 'table' && !over && <AnswerPreview reading={reading} onHeader={setHeader} />}
     </form>
   );
 }

@@ -1,13 +1,18 @@
 /**
- * Starting an episode four ways: a random question (of a split and difficulty), a seed (the same seed and filters
- * give the same question), a question picked by searching, or the current one again. Every start goes through the
+ * Starting an episode four ways: a random question (of a split and difficulty; a split without questions is offered
+ * but disabled), a seed (the same seed and filters give the same question), a question picked by searching, or the
+ * current one again. A free-play episode (a person's own file) gets a bar of its own instead: no split, difficulty or
+ * question list, which a file does not have. Every start goes through the
  * store's `startPlayEpisode`; the view then writes the episode into the URL.
  */
 import { useId, useState } from 'react';
-import { DIFFICULTIES, SPLITS, type Difficulty, type SplitSelector } from '../../data/types.ts';
+import { DIFFICULTIES, type Difficulty, type SplitSelector } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { splitChoices } from '../components/split-choices.ts';
+import { routeHash } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { parseSeed } from './link.ts';
+import { tip } from '../help/glossary.ts';
 import { filterQuestions, questionLabel } from './questions.ts';
 
 /** Options the picker shows at most; the search narrows the rest. */
@@ -23,11 +28,15 @@ function RandomAndSeed({ dataset, busy }: { dataset: string; busy: boolean }) {
   const setPrefs = useStore((s) => s.setPlayPrefs);
   const start = useStore((s) => s.startPlayEpisode);
   const filters = useFilters();
+  const questions = useStore((s) => {
+    const entry = s.datasets[dataset];
+    return entry?.status === 'ready' ? entry.summary.questions : null;
+  });
   const [seedText, setSeedText] = useState('');
   const seed = parseSeed(seedText);
   return (
     <div className="play-row">
-      <ChoiceField className="picker" label="Split" value={prefs.split} choices={['all', ...SPLITS]} onChange={(split: SplitSelector) => setPrefs({ split })} />
+      <ChoiceField className="picker" label="Split" value={prefs.split} choices={splitChoices(questions)} onChange={(split: SplitSelector) => setPrefs({ split })} />
       <ChoiceField
         className="picker"
         label="Difficulty"
@@ -45,7 +54,7 @@ function RandomAndSeed({ dataset, busy }: { dataset: string; busy: boolean }) {
           if (seed !== null) void start({ dataset, seed, ...filters });
         }}
       >
-        <label className="picker">
+        <label className="picker" title={tip('seed')}>
           Seed
           <input type="text" inputMode="numeric" pattern="[0-9]*" size={8} value={seedText} onChange={(e) => setSeedText(e.target.value)} aria-invalid={seedText !== '' && seed === null} />
         </label>
@@ -101,13 +110,38 @@ function ByQuestion({ dataset, busy }: { dataset: string; busy: boolean }) {
   );
 }
 
+/** Free play's own bar: which file, restart, and the way back to the dataset chosen in the header. */
+function FreePlayBar({ dataset, header, busy }: { dataset: string; header: string; busy: boolean }) {
+  const questionId = useStore((s) => s.playEpisode?.question.id);
+  const seed = useStore((s) => s.playEpisode?.seed);
+  const start = useStore((s) => s.startPlayEpisode);
+  return (
+    <section className="panel play-new" aria-labelledby="play-new-title">
+      <div className="play-new-head">
+        <h3 id="play-new-title">Free play on {dataset}</h3>
+        {questionId !== undefined && (
+          <button type="button" aria-disabled={busy} onClick={() => void start({ dataset, questionId, ...(seed !== undefined && { seed }) })}>
+            Restart this episode
+          </button>
+        )}
+        <a className="button-link" href={routeHash('play', { dataset: header })}>
+          Back to {header}
+        </a>
+      </div>
+      <p className="meta">Your own file, in this browser only. Train, Evaluate and Watch keep using {header}, the dataset chosen in the header.</p>
+    </section>
+  );
+}
+
 export function NewEpisode() {
   const dataset = useStore((s) => s.dataset);
   const busy = useStore((s) => s.playBusy !== null);
   const episodeDataset = useStore((s) => s.playEpisode?.dataset);
+  const freePlay = useStore((s) => s.playEpisode?.question.freePlay === true);
   const questionId = useStore((s) => s.playEpisode?.question.id);
   const seed = useStore((s) => s.playEpisode?.seed);
   const start = useStore((s) => s.startPlayEpisode);
+  if (freePlay && episodeDataset !== undefined) return <FreePlayBar dataset={episodeDataset} header={dataset} busy={busy} />;
   return (
     <section className="panel play-new" aria-labelledby="play-new-title">
       <div className="play-new-head">

@@ -16,7 +16,9 @@ import { navigate, useRoute } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { AnswerForm, QueryButton, StepStatus } from './ActionControls.tsx';
 import { EMPTY_MEMO, linkParams, parsePlayLink, planLinkSync, type SyncMemo } from './link.ts';
+import { FreePlayCard } from './FreePlayCard.tsx';
 import { NewEpisode } from './NewEpisode.tsx';
+import { nextQuestion, questionLabel } from './questions.ts';
 import { SchemaPanel } from './SchemaPanel.tsx';
 import './play.css';
 
@@ -25,27 +27,46 @@ const SqlEditor = lazy(() => import('./SqlEditor.tsx'));
 /** Keeps the URL and the episode in step (see link.ts). */
 function useLinkSync(): void {
   const query = useRoute().params.toString();
-  const dataset = useStore((s) => s.dataset);
-  const datasetReady = useStore((s) => s.datasets[s.dataset]?.status === 'ready');
+  const header = useStore((s) => s.dataset);
+  const link = parsePlayLink(new URLSearchParams(query));
+  // A free-play link names its own dataset; the header's stays what Train, Evaluate and Watch use.
+  const dataset = link.free && link.dataset !== null ? link.dataset : header;
+  const datasetReady = useStore((s) => {
+    const status = s.datasets[dataset]?.status;
+    // A free-play file is found by the worker even before this page has listed it (a reload restores it).
+    return link.free ? status !== 'loading' : status === 'ready';
+  });
   const busy = useStore((s) => s.playBusy !== null);
   const epDataset = useStore((s) => s.playEpisode?.dataset);
   const epQuestion = useStore((s) => s.playEpisode?.question.id);
   const epSeed = useStore((s) => s.playEpisode?.seed);
+  const epFree = useStore((s) => s.playEpisode?.question.freePlay === true);
   const start = useStore((s) => s.startPlayEpisode);
   const prefs = useStore((s) => s.playPrefs);
   const memo = useRef<SyncMemo>(EMPTY_MEMO);
+  const lastHeader = useRef(header);
 
   useEffect(() => {
     if (busy || !datasetReady) return;
-    const episode = epDataset !== undefined && epQuestion !== undefined && epSeed !== undefined ? { dataset: epDataset, questionId: epQuestion, seed: epSeed } : null;
-    const plan = planLinkSync(parsePlayLink(new URLSearchParams(query)), dataset, episode, memo.current);
+    const parsed = parsePlayLink(new URLSearchParams(query));
+    // The header's picker changed during free play: leave free play for a question of the chosen dataset.
+    if (header !== lastHeader.current) {
+      lastHeader.current = header;
+      if (parsed.free) {
+        navigate('play', { dataset: header });
+        return;
+      }
+    }
+    const episode = epDataset !== undefined && epQuestion !== undefined && epSeed !== undefined ? { dataset: epDataset, questionId: epQuestion, seed: epSeed, ...(epFree && { free: true }) } : null;
+    const plan = planLinkSync(parsed, dataset, episode, memo.current);
     memo.current = plan.memo;
     const { action } = plan;
     switch (action.kind) {
       case 'none':
         break;
       case 'start': {
-        const random = action.request.questionId === undefined;
+        // A free-play file has one question, whatever the split and difficulty chosen for new episodes.
+        const random = action.request.questionId === undefined && !parsed.free;
         void start({ ...action.request, ...(random && { split: prefs.split, ...(prefs.difficulty !== 'any' && { difficulty: prefs.difficulty }) }) });
         break;
       }
@@ -55,7 +76,7 @@ function useLinkSync(): void {
       default:
         action satisfies never;
     }
-  }, [busy, datasetReady, query, dataset, epDataset, epQuestion, epSeed, start, prefs]);
+  }, [busy, datasetReady, query, dataset, header, epDataset, epQuestion, epSeed, epFree, start, prefs]);
 }
 
 function PlayProblem() {
@@ -74,9 +95,11 @@ function PlayProblem() {
 
 function PlayQuestion() {
   const question = useStore((s) => s.playEpisode?.question);
+  const dataset = useStore((s) => s.playEpisode?.dataset ?? '');
   const stepsLeft = useStore((s) => s.playEpisode?.stepsLeft ?? 0);
   const budget = useStore((s) => s.playEpisode?.budget ?? 0);
   if (!question) return null;
+  if (question.freePlay) return <FreePlayCard question={question} dataset={dataset} stepsLeft={stepsLeft} budget={budget} />;
   return <QuestionCard question={question} stepsLeft={stepsLeft} budget={budget} />;
 }
 
@@ -95,6 +118,31 @@ function EditorPanel() {
   );
 }
 
+/**
+ * "Next question" on the end card: the next question of the episode's dataset after this one that fits the split and
+ * difficulty chosen for new episodes (questions.ts), so it is never this question again. None in free play.
+ */
+function NextQuestion() {
+  const episode = useStore((s) => s.playEpisode);
+  const entry = useStore((s) => (s.playEpisode ? s.datasets[s.playEpisode.dataset] : undefined));
+  const prefs = useStore((s) => s.playPrefs);
+  const busy = useStore((s) => s.playBusy !== null);
+  const start = useStore((s) => s.startPlayEpisode);
+  if (!episode || episode.question.freePlay || entry?.status !== 'ready') return null;
+  const { questions } = entry.summary;
+  // Another question of the chosen split and difficulty, else any other question of the dataset.
+  const next = nextQuestion(questions, episode.question.id, prefs) ?? nextQuestion(questions, episode.question.id, { split: 'all', difficulty: 'any' });
+  if (!next) return null;
+  return (
+    <div className="play-next">
+      <button type="button" className="primary" aria-disabled={busy} onClick={() => void start({ dataset: episode.dataset, questionId: next.id })}>
+        Next question
+      </button>
+      <span className="meta">{questionLabel(next, 60)}</span>
+    </div>
+  );
+}
+
 function PlayOutcome() {
   const done = useStore((s) => s.playEpisode?.done ?? false);
   const success = useStore((s) => s.playEpisode?.success ?? false);
@@ -102,13 +150,19 @@ function PlayOutcome() {
   const gold = useStore((s) => s.playEpisode?.gold ?? null);
   if (!done) return null;
   if (!gold) return <p className="meta">{success ? 'Success: the answer is correct.' : 'The episode is over.'} Loading the gold answer…</p>;
-  return <EpisodeOutcome success={success} truncated={truncated} question={gold} />;
+  return (
+    <>
+      <EpisodeOutcome success={success} truncated={truncated} question={gold} />
+      <NextQuestion />
+    </>
+  );
 }
 
 /** The transcript, scrolled so the newest step is in view after each step. */
 function PlayTranscript() {
   const steps = useStore((s) => s.playEpisode?.steps);
   const episodeReturn = useStore((s) => s.playEpisode?.episodeReturn ?? 0);
+  const freePlay = useStore((s) => s.playEpisode?.question.freePlay === true);
   const box = useRef<HTMLDivElement>(null);
   const count = steps?.length ?? 0;
   useEffect(() => {
@@ -123,7 +177,7 @@ function PlayTranscript() {
           return <strong>{episodeReturn.toFixed(3)}</strong>
         </span>
       </div>
-      <Transcript steps={steps} label="Transcript" />
+      <Transcript steps={steps} label="Transcript" freePlay={freePlay} />
     </div>
   );
 }

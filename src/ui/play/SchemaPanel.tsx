@@ -6,6 +6,7 @@
 import { useStore } from '../store/store.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import { clipText, DISPLAY_LIMITS } from '../components/cell-display.ts';
+import { tip } from '../help/glossary.ts';
 
 /** A table name as shown (a free-play file's names can be any length); the buttons act on the whole name. */
 function shownName(name: string): string {
@@ -58,10 +59,10 @@ export function SchemaPanel() {
         })}
       </fieldset>
       <div className="play-buttons">
-        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" onClick={() => void describe()}>
+        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" title={tip('describe')} onClick={() => void describe()}>
           Describe
         </button>
-        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" onClick={() => void sample()}>
+        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" title={tip('sample')} onClick={() => void sample()}>
           Sample
         </button>
         <span id="play-selected-table" className="meta">

@@ -9,7 +9,7 @@
  * it lands. Token colours are classes (`tok-keyword`…) styled in play.css from theme variables, so light and dark
  * both read well. Tab is left to the browser (it moves focus), so the editor is no keyboard trap.
  */
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } from '@codemirror/autocomplete';
+import { autocompletion, closeBrackets, closeBracketsKeymap, closeCompletion, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { SQLite, sql } from '@codemirror/lang-sql';
 import { bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
@@ -42,8 +42,12 @@ function sqlLanguage(tables: Parameters<typeof completionSchema>[0]) {
   return sql({ dialect: SQLite, schema: completionSchema(tables), upperCaseKeywords: true });
 }
 
-/** Runs the query from the keyboard; the store ignores it while a step runs. */
-const runQuery = (): boolean => {
+/**
+ * Runs the query from the keyboard; the store ignores it while a step runs. The completion list closes first: the
+ * query has been run, so a list left open over the editor would offer words for a statement already sent.
+ */
+const runQuery = (view: EditorView): boolean => {
+  closeCompletion(view);
   void useStore.getState().playQuery();
   return true;
 };

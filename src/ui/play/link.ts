@@ -6,6 +6,10 @@
  * (typed, reloaded, back/forward) wins: the view starts the episode it names. Otherwise the episode wins (a button
  * started it): the URL is replaced to name it. `SyncMemo.link` is the link last acted on; that is what tells the
  * two apart. The header's dataset picker is the third party: a dataset with no episode yet gets a random one, once.
+ *
+ * Free play (a person's own SQLite file) has a link of its own, `#/play?free=my-zoo`: it names the dataset without
+ * `dataset=`, so the app shell never makes the file the app-wide dataset that Train, Evaluate and Watch use. For a
+ * free link the view passes the link's dataset as `dataset`, and a bare `#/play` returns to a free-play episode too.
  */
 
 export interface PlayLink {
@@ -13,6 +17,8 @@ export interface PlayLink {
   q: string | null;
   /** A non-negative integer, or null when absent or malformed. */
   seed: number | null;
+  /** The dataset is a free-play file, named by `free=` (never the app-wide dataset). */
+  free?: boolean;
 }
 
 /** The episode the Play view holds, as far as the link is concerned. */
@@ -20,6 +26,8 @@ export interface EpisodeRef {
   dataset: string;
   questionId: string;
   seed: number;
+  /** A free-play episode: its link says `free=`. */
+  free?: boolean;
 }
 
 export interface PlayStartRequest {
@@ -61,20 +69,26 @@ export function parsePlayLink(params: URLSearchParams): PlayLink {
     const value = params.get(name)?.trim();
     return value ? value : null;
   };
+  const free = text('free');
+  if (free !== null) return { dataset: free, q: text('q'), seed: parseSeed(params.get('seed')), free: true };
   return { dataset: text('dataset'), q: text('q'), seed: parseSeed(params.get('seed')) };
 }
 
 /** The route parameters of a link, in the order the URL shows them. */
-export function linkParams(link: PlayLink): { dataset?: string; q?: string; seed?: number } {
-  return { ...(link.dataset !== null && { dataset: link.dataset }), ...(link.q !== null && { q: link.q }), ...(link.seed !== null && { seed: link.seed }) };
+export function linkParams(link: PlayLink): { dataset?: string; free?: string; q?: string; seed?: number } {
+  return {
+    ...(link.dataset !== null && (link.free ? { free: link.dataset } : { dataset: link.dataset })),
+    ...(link.q !== null && { q: link.q }),
+    ...(link.seed !== null && { seed: link.seed }),
+  };
 }
 
 export function episodeLink(episode: EpisodeRef): PlayLink {
-  return { dataset: episode.dataset, q: episode.questionId, seed: episode.seed };
+  return { dataset: episode.dataset, q: episode.questionId, seed: episode.seed, ...(episode.free && { free: true }) };
 }
 
 export function linkKey(link: PlayLink): string {
-  return JSON.stringify([link.dataset, link.q, link.seed]);
+  return JSON.stringify(link.free ? [link.dataset, link.q, link.seed, 'free'] : [link.dataset, link.q, link.seed]);
 }
 
 /** Whether the link names this episode (a link without a seed names any seed of its question). */
@@ -92,7 +106,8 @@ export function planLinkSync(link: PlayLink, dataset: string, episode: EpisodeRe
   const start = (request: PlayStartRequest, switchedTo: string | null = null): SyncPlan => ({ action: { kind: 'start', request }, memo: { link: key, switchedTo, awaiting: null } });
   const follow = (ep: EpisodeRef): SyncPlan => ({
     action: { kind: 'navigate', link: episodeLink(ep) },
-    memo: { link: linkKey(episodeLink(ep)), switchedTo: null, awaiting: ep.dataset === dataset ? null : ep.dataset },
+    // A free-play link never reaches the header, so there is nothing to wait for.
+    memo: { link: linkKey(episodeLink(ep)), switchedTo: null, awaiting: ep.dataset === dataset || ep.free ? null : ep.dataset },
   });
 
   if (key !== memo.link) {
@@ -101,8 +116,8 @@ export function planLinkSync(link: PlayLink, dataset: string, episode: EpisodeRe
     if (episode && names(link, episode, dataset)) return none({ link: key, switchedTo: null, awaiting: null });
     if (link.q !== null) return start({ dataset, questionId: link.q, ...(link.seed !== null && { seed: link.seed }) });
     if (link.seed !== null) return start({ dataset, seed: link.seed });
-    // A bare `#/play` (the nav link) returns to the episode in play.
-    if (episode && episode.dataset === dataset) return follow(episode);
+    // A bare `#/play` (the nav link) returns to the episode in play, a free-play one too.
+    if (episode && (episode.dataset === dataset || (episode.free && link.dataset === null))) return follow(episode);
     return start({ dataset });
   }
   // The view wrote this link for an episode of another dataset: until the shell has put that dataset in the header,

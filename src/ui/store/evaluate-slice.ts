@@ -5,13 +5,16 @@
  * How to think about a run: `startEvaluation` asks the environment worker to `evaluate` (the page never plays an
  * episode itself), receives progress through a Comlink callback, then saves the report as a run and shows it. A run
  * that cannot be saved (storage full) is still shown, marked unsaved, with the reason. `cancelEvaluation` asks the
- * worker to abort; the worker's evaluate then rejects with an AbortError, which ends the run as cancelled.
+ * worker to abort; the worker's evaluate then rejects with an AbortError, which ends the run as cancelled. Progress
+ * moves within an episode too: the worker reports each step and a model policy's tokens (`current`).
  */
 import type { StateCreator } from 'zustand';
 import type { SplitSelector } from '../../data/types.ts';
 import { deleteRun, listRuns, loadRun, saveRun, StorageFullError, summaryOf, type RunSummary, type SavedRun } from '../../eval/run-store.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
+import type { StepProgress } from '../../workers/env-protocol.ts';
 import { errorText } from './datasets-slice.ts';
+import { liveStep, type LiveStep } from './live-step.ts';
 import type { AppState, Middlewares } from './store.ts';
 
 /** The form of the Evaluate view; every field persists. */
@@ -34,8 +37,12 @@ export interface EvalProgress {
   total: number | null;
   /** `performance.now()` when the run started, in milliseconds. */
   startedAt: number;
-  /** `performance.now()` at the latest progress report. */
+  /** `performance.now()` at the latest report of an episode's end (or the start). */
   updatedAt: number;
+  /** The episode in play: its step and the tokens generated so far (null between episodes). */
+  current: LiveStep | null;
+  /** `performance.now()` when the episode in play started (its first step). */
+  episodeStartedAt: number | null;
   cancelling: boolean;
 }
 
@@ -54,6 +61,8 @@ export interface EvaluateSlice {
   evalForm: EvaluateForm;
   evalProgress: EvalProgress | null;
   evalMessage: EvalMessage | null;
+  /** Why the form's policy changed by itself (the chosen one is gone); null when it did not. */
+  evalPolicyNotice: string | null;
   /** Saved runs, newest first; null until listed. */
   savedRuns: RunSummary[] | null;
   savedRunsError: string | null;
@@ -88,13 +97,14 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
   evalForm: DEFAULT_EVALUATE_FORM,
   evalProgress: null,
   evalMessage: null,
+  evalPolicyNotice: null,
   savedRuns: null,
   savedRunsError: null,
   shownRun: null,
   shownRunId: null,
   openEpisode: null,
 
-  setEvalForm: (patch) => set((s) => ({ evalForm: { ...s.evalForm, ...patch } })),
+  setEvalForm: (patch) => set((s) => ({ evalForm: { ...s.evalForm, ...patch }, ...(patch.policy !== undefined && { evalPolicyNotice: null }) })),
 
   loadSavedRuns: async () => {
     try {
@@ -109,9 +119,16 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
     const form = get().evalForm;
     const runId = newRunId();
     const startedAt = performance.now();
-    set({ evalProgress: { runId, dataset, policy: form.policy, done: 0, total: form.allQuestions ? null : form.episodes, startedAt, updatedAt: startedAt, cancelling: false }, evalMessage: null });
-    const onProgress = (done: number, total: number) =>
-      set((s) => (s.evalProgress?.runId === runId ? { evalProgress: { ...s.evalProgress, done, total, updatedAt: performance.now() } } : {}));
+    set({ evalProgress: { runId, dataset, policy: form.policy, done: 0, total: form.allQuestions ? null : form.episodes, startedAt, updatedAt: startedAt, current: null, episodeStartedAt: null, cancelling: false }, evalMessage: null });
+    const onProgress = (done: number, total: number, current: StepProgress | null = null) =>
+      set((s) => {
+        const progress = s.evalProgress;
+        if (progress?.runId !== runId) return {};
+        const now = performance.now();
+        if (current === null) return { evalProgress: { ...progress, total, current: null, episodeStartedAt: null, ...(done !== progress.done && { done, updatedAt: now }) } };
+        const episodeStartedAt = progress.episodeStartedAt ?? now;
+        return { evalProgress: { ...progress, done, total, current: liveStep(progress.current, current, now), episodeStartedAt } };
+      });
     let run: SavedRun;
     try {
       const report = await envClient().evaluate(

@@ -15,6 +15,7 @@ import { transcriptStep, type TranscriptStep } from '../../eval/transcript.ts';
 import type { TableInfo } from '../../sql/types.ts';
 import { envClient } from '../../workers/env-client.ts';
 import type { QuestionSummary } from '../../workers/env-protocol.ts';
+import { readAnswer, seenColumns } from '../play/answer-table.ts';
 import { tableAction } from '../play/table-action.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
@@ -82,7 +83,10 @@ export interface PlaySlice {
   playTable: string | null;
   /** The SQL editor's text (the editor owns the document; this mirrors it for the Query button). */
   playSql: string;
+  /** The answer box's text, as typed or pasted; `playSubmitAnswer` reads it (answer-table.ts) into the ANSWER. */
   playAnswer: string;
+  /** Whether the first line of a pasted table is a header: the person's choice, or null to let the reader guess. */
+  playAnswerHeader: boolean | null;
   playPrefs: PlayPrefs;
 
   startPlayEpisode: (request: PlayRequest) => Promise<void>;
@@ -95,6 +99,7 @@ export interface PlaySlice {
   selectPlayTable: (table: string) => void;
   setPlaySql: (sql: string) => void;
   setPlayAnswer: (answer: string) => void;
+  setPlayAnswerHeader: (header: boolean | null) => void;
   setPlayPrefs: (prefs: Partial<PlayPrefs>) => void;
   dismissPlayError: () => void;
 }
@@ -136,6 +141,7 @@ export const createPlaySlice: StateCreator<AppState, Middlewares, [], PlaySlice>
     playTable: null,
     playSql: '',
     playAnswer: '',
+    playAnswerHeader: null,
     playPrefs: { split: 'all', difficulty: 'any' },
 
     startPlayEpisode: async (request) => {
@@ -171,7 +177,7 @@ export const createPlaySlice: StateCreator<AppState, Middlewares, [], PlaySlice>
           },
           playTable: observation.tables[0] ?? null,
           // A restart of the same question keeps the drafts; a new question starts clean.
-          ...(!sameQuestion && { playSql: '', playAnswer: '' }),
+          ...(!sameQuestion && { playSql: '', playAnswer: '', playAnswerHeader: null }),
         });
         void loadSchema(request.dataset, observation.dbId);
       } catch (e) {
@@ -218,13 +224,16 @@ export const createPlaySlice: StateCreator<AppState, Middlewares, [], PlaySlice>
       if (sql) await get().playStep({ type: 'QUERY', sql });
     },
     playSubmitAnswer: async () => {
-      const value = get().playAnswer.trim();
-      if (value) await get().playStep({ type: 'ANSWER', value });
+      const { playAnswer, playAnswerHeader, playEpisode } = get();
+      const reading = readAnswer(playAnswer, { header: playAnswerHeader, knownColumns: seenColumns(playEpisode?.steps ?? []) });
+      if (reading.kind !== 'empty') await get().playStep({ type: 'ANSWER', value: reading.answer });
     },
 
     selectPlayTable: (playTable) => set({ playTable }),
     setPlaySql: (playSql) => set({ playSql }),
-    setPlayAnswer: (playAnswer) => set({ playAnswer }),
+    // Clearing the box forgets the header choice, so the next paste is guessed afresh.
+    setPlayAnswer: (playAnswer) => set(playAnswer.trim() === '' ? { playAnswer, playAnswerHeader: null } : { playAnswer }),
+    setPlayAnswerHeader: (playAnswerHeader) => set({ playAnswerHeader }),
     setPlayPrefs: (prefs) => set((s) => ({ playPrefs: { ...s.playPrefs, ...prefs } })),
     dismissPlayError: () => set({ playError: null }),
   };

@@ -1,7 +1,8 @@
 /**
- * State of the Train view: the form (persisted: one config per algorithm, so switching between SFT and GRPO keeps
- * each one's edits), the run on screen with everything it streamed (metrics, evaluations, traces), and the lists of
- * checkpoints and adapters the worker keeps in IndexedDB.
+ * State of the Train view: the form (persisted: the settings SFT and GRPO share, one value for both, and each
+ * algorithm's own, so switching algorithm keeps every edit; see src/ui/train/shared-settings.ts), the run on screen
+ * with everything it streamed (metrics, evaluations, traces), and the lists of checkpoints and adapters the worker
+ * keeps in IndexedDB.
  *
  * How to think about a run: training runs in the environment worker. `startTrainingRun` (with a config the form
  * has checked) asks the worker to `startTraining` with a Comlink callback that receives every `TrainEvent`; the events are the one
@@ -11,20 +12,24 @@
  * Compare are read again, since the worker registers the trained adapter as a policy.
  */
 import type { StateCreator } from 'zustand';
-import { DEFAULT_SFT_CONFIG, DEFAULT_TRAIN_CONFIG, type EvalPoint, type StepMetrics, type TraceEntry, type TrainAlgo, type TrainConfig } from '../../train/types.ts';
+import type { EvalPoint, StepMetrics, TraceEntry, TrainAlgo, TrainConfig, TrainProgress } from '../../train/types.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { AdapterInfo, CheckpointInfo, TrainEvent, TrainPhase } from '../../workers/train-protocol.ts';
+import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, TrainEvent, TrainPhase } from '../../workers/train-protocol.ts';
+import { DEFAULT_TRAIN_SETTINGS, patchSettings, readTrainSettings, resetSettings, withSettings, type TrainSettings } from '../train/shared-settings.ts';
 import { refreshPolicies } from '../watch/model-actions.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
 
-export const TRAIN_DEFAULTS: Record<TrainAlgo, TrainConfig> = { sft: DEFAULT_SFT_CONFIG, grpo: DEFAULT_TRAIN_CONFIG };
-
 /** The Train form; every field persists. */
 export interface TrainForm {
   algo: TrainAlgo;
-  /** The settings of each algorithm (stored ones may lack newer fields: read them through `completeConfig`). */
-  configs: Record<TrainAlgo, TrainConfig>;
+  /**
+   * The settings both algorithms share and each one's own. A stored form may lack it (written before the split) or
+   * lack newer fields: read it through `readTrainSettings`, which also migrates `configs`.
+   */
+  settings?: TrainSettings;
+  /** The old shape (one whole config per algorithm): migrated when read, dropped by the next edit. */
+  configs?: unknown;
   /** Start from this saved adapter; '' = a fresh one. */
   initAdapterId: string;
   /** Name of the adapter the next run makes ('' = the worker's default); cleared when a run starts. */
@@ -51,6 +56,10 @@ export interface TrainRunView {
   /** Newest first. */
   traces: TraceEntry[];
   error: { message: string; suggestion?: Partial<TrainConfig> } | null;
+  /** What the run is doing now (the latest 'progress' event); null before the first. */
+  progress: TrainProgress | null;
+  /** A control clicked and not yet carried out (shown at once as "Stopping…" / "Pausing…" / "Resuming…"). */
+  pending: 'stop' | 'pause' | 'resume' | null;
 }
 
 export interface TrainSlice {
@@ -60,6 +69,8 @@ export interface TrainSlice {
   adapters: AdapterInfo[] | null;
   /** A failure of a list, a control or an adapter action (not of the run itself). */
   trainNotice: string | null;
+  /** A run an earlier page left unfinished (src/ui/train/interrupted-run.ts); null when none. */
+  interruptedRun: ActiveRunRecord | null;
   setTrainAlgo: (algo: TrainAlgo) => void;
   setTrainConfig: (patch: Partial<TrainConfig>) => void;
   resetTrainConfig: () => void;
@@ -78,7 +89,7 @@ export interface TrainSlice {
   setTrainNotice: (text: string | null) => void;
 }
 
-export const DEFAULT_TRAIN_FORM: TrainForm = { algo: 'grpo', configs: TRAIN_DEFAULTS, initAdapterId: '', adapterName: '' };
+export const DEFAULT_TRAIN_FORM: TrainForm = { algo: 'grpo', settings: DEFAULT_TRAIN_SETTINGS, initAdapterId: '', adapterName: '' };
 
 /** A run is under way in the worker: a new one may not start. */
 export function runActive(run: TrainRunView | null): boolean {
@@ -93,9 +104,15 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
     const run = get().trainRun;
     if (!run || run.key !== key) return;
     switch (event.type) {
-      case 'phase':
-        set({ trainRun: { ...run, phase: event.phase, phaseMessage: event.message ?? null, loaded: event.loaded !== undefined && event.total !== undefined ? { loaded: event.loaded, total: event.total } : null } });
-        if (event.phase === 'finished' || event.phase === 'stopped' || event.phase === 'failed') void get().refreshTrainLists();
+      case 'phase': {
+        const ended = event.phase === 'finished' || event.phase === 'stopped' || event.phase === 'failed';
+        const pending = ended || (run.pending === 'pause' && event.phase === 'paused') || (run.pending === 'resume' && event.phase !== 'paused') ? null : run.pending;
+        set({ trainRun: { ...run, phase: event.phase, phaseMessage: event.message ?? null, pending, loaded: event.loaded !== undefined && event.total !== undefined ? { loaded: event.loaded, total: event.total } : null } });
+        if (ended) void get().refreshTrainLists();
+        break;
+      }
+      case 'progress':
+        set({ trainRun: { ...run, progress: event.progress } });
         break;
       case 'step':
         set({ trainRun: { ...run, metrics: [...run.metrics, event.metrics] } });
@@ -113,7 +130,7 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
         }));
         break;
       case 'error':
-        set({ trainRun: { ...run, phase: 'failed', error: { message: event.message, ...(event.suggestion && { suggestion: event.suggestion }) } } });
+        set({ trainRun: { ...run, phase: 'failed', pending: null, error: { message: event.message, ...(event.suggestion && { suggestion: event.suggestion }) } } });
         void get().refreshTrainLists();
         break;
       default:
@@ -122,26 +139,39 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
   }
 
   function newRun(dataset: string, config: TrainConfig, runId: string | null): TrainRunView {
-    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null };
+    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null, progress: null, pending: null };
   }
 
   /** Runs a control call; its failure is a notice (the run's own failures come as events). */
-  async function control(what: string, call: () => Promise<unknown>): Promise<void> {
+  async function control(what: string, call: () => Promise<unknown>, pending?: TrainRunView['pending']): Promise<void> {
+    const run = get().trainRun;
+    if (pending && run) {
+      if (run.pending === 'stop' || (run.pending === pending)) return; // asked already
+      set({ trainRun: { ...run, pending } }); // said at once; the run's next phase event clears it
+    }
     try {
       await call();
     } catch (e) {
+      const now = get().trainRun;
+      if (pending && now?.key === run?.key && now) set({ trainRun: { ...now, pending: null } });
       set({ trainNotice: `${what} failed: ${errorText(e)}` });
     }
   }
 
   /** Waits for the worker's run to end (its promise), turning a rejection into the run's error. */
   async function follow(key: number, started: () => Promise<unknown>): Promise<void> {
+    // Leaving the page stops the run at once, so the worker queues no more GPU work ahead of the next page; its
+    // record stays, so the next page offers to resume it.
+    const onHide = () => void envClient().stopTraining({ leaving: true });
+    globalThis.addEventListener?.('pagehide', onHide);
     try {
       await started();
     } catch (e) {
       const run = get().trainRun;
-      if (run?.key === key && run.error === null) set({ trainRun: { ...run, phase: 'failed', error: { message: errorText(e) } } });
+      if (run?.key === key && run.error === null) set({ trainRun: { ...run, phase: 'failed', pending: null, error: { message: errorText(e) } } });
       void get().refreshTrainLists();
+    } finally {
+      globalThis.removeEventListener?.('pagehide', onHide);
     }
   }
 
@@ -151,14 +181,12 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
     checkpoints: null,
     adapters: null,
     trainNotice: null,
+    interruptedRun: null,
 
-    setTrainAlgo: (algo) => set((s) => ({ trainForm: { ...s.trainForm, algo } })),
-    setTrainConfig: (patch) =>
-      set((s) => {
-        const { algo, configs } = s.trainForm;
-        return { trainForm: { ...s.trainForm, configs: { ...configs, [algo]: { ...configs[algo], ...patch, algo } } } };
-      }),
-    resetTrainConfig: () => set((s) => ({ trainForm: { ...s.trainForm, configs: { ...s.trainForm.configs, [s.trainForm.algo]: TRAIN_DEFAULTS[s.trainForm.algo] } } })),
+    // The settings are written out before the switch: an old form is migrated with the algorithm it was saved under.
+    setTrainAlgo: (algo) => set((s) => ({ trainForm: { ...withSettings(s.trainForm, readTrainSettings(s.trainForm)), algo } })),
+    setTrainConfig: (patch) => set((s) => ({ trainForm: withSettings(s.trainForm, patchSettings(readTrainSettings(s.trainForm), s.trainForm.algo, patch)) })),
+    resetTrainConfig: () => set((s) => ({ trainForm: withSettings(s.trainForm, resetSettings(readTrainSettings(s.trainForm), s.trainForm.algo)) })),
     setTrainForm: (patch) => set((s) => ({ trainForm: { ...s.trainForm, ...patch } })),
 
     startTrainingRun: async (dataset, config) => {
@@ -175,9 +203,9 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
       );
     },
 
-    pauseTrainingRun: () => control('Pausing the run', () => envClient().pauseTraining()),
-    resumeTrainingRun: () => control('Resuming the run', () => envClient().resumeTraining()),
-    stopTrainingRun: () => control('Stopping the run', () => envClient().stopTraining()),
+    pauseTrainingRun: () => control('Pausing the run', () => envClient().pauseTraining(), 'pause'),
+    resumeTrainingRun: () => control('Resuming the run', () => envClient().resumeTraining(), 'resume'),
+    stopTrainingRun: () => control('Stopping the run', () => envClient().stopTraining(), 'stop'),
 
     applyTrainSuggestion: () => {
       const suggestion = get().trainRun?.error?.suggestion;

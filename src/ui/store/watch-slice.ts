@@ -8,16 +8,24 @@
  * (`generation`). Every worker call of this slice goes through `serial`, so a reset never overtakes a step that is
  * still running in the worker, and a result that arrives for an older episode is dropped (`episodeKey`).
  *
- * `policyInfos` (the policies the worker offers) lives here and is shared with the Evaluate view.
+ * `policyInfos` (the policies the worker offers) lives here and is shared with the Evaluate view; `applyPolicyList`
+ * keeps each view's chosen policy when it is still listed and says so when it is not (policy-choice.ts).
+ *
+ * While a step runs, `watchLive` says how far it got (the step, and for a model policy the tokens generated so far),
+ * streamed from the worker through a Comlink callback. The Model panel's form (source and settings, never the
+ * weights) and the model loaded last persist here too (model-form.ts).
  */
 import type { StateCreator } from 'zustand';
 import type { Difficulty, Question, SplitSelector } from '../../data/types.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import type { PolicyInfo } from '../../policies/registry.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { LoadedModelInfo } from '../../workers/env-protocol.ts';
-import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
+import type { LoadedModelInfo, StepProgress } from '../../workers/env-protocol.ts';
+import type { LlmLoadProgress } from '../../workers/llm-generate.ts';
 import { errorText } from './datasets-slice.ts';
+import { liveStep, type LiveStep } from './live-step.ts';
+import { completeModelForm, DEFAULT_MODEL_FORM, type LastModel, type ModelForm } from './model-form.ts';
+import { choosePolicy } from './policy-choice.ts';
 import type { AppState, Middlewares } from './store.ts';
 
 /** How Watch picks a question: drawn from the split by the seed, by its id, or drawn from one difficulty. */
@@ -59,13 +67,27 @@ export interface WatchSlice {
   watchStatus: WatchStatus;
   /** A step is running in the worker. */
   watchBusy: boolean;
+  /** How far the running step got (null when none runs, or before the worker's first report). */
+  watchLive: LiveStep | null;
   watchError: string | null;
+  /** Why Watch's policy changed by itself (the chosen one is gone); null when it did not. */
+  watchPolicyNotice: string | null;
   /** Policies the worker offers (Random, Oracle, and model policies later); null until loaded. */
   policyInfos: PolicyInfo[] | null;
   loadPolicyInfos: () => Promise<PolicyInfo[]>;
+  /**
+   * Takes the worker's new policy list: Watch's and Evaluate's choices stay when still listed, fall back to Oracle
+   * with a notice when not; `loadedModel` (a model just loaded) is chosen unless a policy on it is chosen already.
+   */
+  applyPolicyList: (infos: PolicyInfo[], loadedModel?: string) => void;
   setWatchOptions: (patch: Partial<WatchOptions>) => void;
   /** Resets the Watch session on `dataset` with the current options; the episode starts paused. */
   startWatchEpisode: (dataset: string) => Promise<void>;
+  /**
+   * "New episode": like `startWatchEpisode`, but a question drawn at random (or by difficulty) is drawn anew — the
+   * seed moves on by one when the episode on screen was drawn with the current seed.
+   */
+  newWatchEpisode: (dataset: string) => Promise<void>;
   /** Plays one step of the policy (from paused). */
   watchStep: () => Promise<void>;
   /** Plays steps one after another, `delayMs` apart, until paused or done. */
@@ -76,8 +98,11 @@ export interface WatchSlice {
   modelStatus: 'idle' | 'loading' | 'ready' | 'error';
   modelProgress: LlmLoadProgress | null;
   modelError: string | null;
-  /** Loads a model in the worker; on success its policy is listed and chosen in Watch. */
-  loadModel: (source: LlmSource, maxNewTokens: number) => Promise<void>;
+  /** The Model panel's form (persisted). */
+  modelForm: ModelForm;
+  /** The model loaded last, until unloaded (persisted, so the panel offers to load it again after a reload). */
+  lastModel: LastModel | null;
+  setModelForm: (patch: Partial<ModelForm>) => void;
 }
 
 /** The Watch view's session in the environment service. */
@@ -107,9 +132,10 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
   async function playOne(): Promise<boolean> {
     const episode = get().watchEpisode;
     if (!episode || episode.done || get().watchBusy) return false;
-    set({ watchBusy: true });
+    set({ watchBusy: true, watchLive: null });
+    const onProgress = (p: StepProgress) => set((s) => (s.watchBusy && s.watchEpisode?.key === episode.key ? { watchLive: liveStep(s.watchLive, p, performance.now()) } : {}));
     try {
-      const { result, step } = await serial(() => envClient().policyStep(WATCH_SESSION));
+      const { result, step } = await serial(() => envClient().policyStep(WATCH_SESSION, callback(onProgress)));
       const current = get().watchEpisode;
       if (!current || current.key !== episode.key) return false;
       const done = result.done;
@@ -129,7 +155,7 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
       set({ watchError: `The policy's step failed: ${errorText(e)}`, watchStatus: 'paused' });
       return false;
     } finally {
-      set({ watchBusy: false });
+      set({ watchBusy: false, watchLive: null });
     }
   }
 
@@ -138,27 +164,46 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
     watchEpisode: null,
     watchStatus: 'idle',
     watchBusy: false,
+    watchLive: null,
     watchError: null,
+    watchPolicyNotice: null,
     policyInfos: null,
 
     loadPolicyInfos: () => {
       policiesLoading ??= envClient()
         .policies()
         .then((infos) => {
-          // A saved choice of a model policy outlives the model (it is not kept across reloads): fall back to Oracle.
-          const known = (name: string): boolean => infos.some((p) => p.name === name);
-          set((s) => ({
-            policyInfos: infos,
-            ...(!known(s.watchOptions.policy) && { watchOptions: { ...s.watchOptions, policy: 'oracle' } }),
-            ...(!known(s.evalForm.policy) && { evalForm: { ...s.evalForm, policy: 'oracle' } }),
-          }));
+          // A saved choice of a model policy outlives the model (it is not kept across reloads): Oracle, said so.
+          get().applyPolicyList(infos);
           return infos;
         });
       policiesLoading.catch(() => (policiesLoading = null));
       return policiesLoading;
     },
 
-    setWatchOptions: (patch) => set((s) => ({ watchOptions: { ...s.watchOptions, ...patch } })),
+    applyPolicyList: (infos, loadedModel) => {
+      policiesLoading = Promise.resolve(infos);
+      set((s) => {
+        const watch = choosePolicy(s.watchOptions.policy, infos, loadedModel);
+        const evaluate = choosePolicy(s.evalForm.policy, infos);
+        return {
+          policyInfos: infos,
+          watchOptions: watch.policy === s.watchOptions.policy ? s.watchOptions : { ...s.watchOptions, policy: watch.policy },
+          evalForm: evaluate.policy === s.evalForm.policy ? s.evalForm : { ...s.evalForm, policy: evaluate.policy },
+          watchPolicyNotice: watch.notice ?? (watch.policy === s.watchOptions.policy ? s.watchPolicyNotice : null),
+          evalPolicyNotice: evaluate.notice ?? s.evalPolicyNotice,
+        };
+      });
+    },
+
+    setWatchOptions: (patch) => set((s) => ({ watchOptions: { ...s.watchOptions, ...patch }, ...(patch.policy !== undefined && { watchPolicyNotice: null }) })),
+
+    newWatchEpisode: async (dataset) => {
+      const { watchOptions: options, watchEpisode: episode } = get();
+      const drawn = options.mode !== 'id';
+      if (drawn && episode && episode.dataset === dataset && episode.seed === options.seed) get().setWatchOptions({ seed: options.seed + 1 });
+      await get().startWatchEpisode(dataset);
+    },
 
     startWatchEpisode: async (dataset) => {
       generation++;
@@ -224,22 +269,9 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
     modelProgress: null,
     modelError: null,
 
-    loadModel: async (source, maxNewTokens) => {
-      if (get().modelStatus === 'loading') return;
-      set({ modelStatus: 'loading', modelError: null, modelProgress: null });
-      try {
-        const info = await envClient().loadModel(
-          source,
-          { maxNewTokens },
-          callback((p: LlmLoadProgress) => set({ modelProgress: p })),
-        );
-        policiesLoading = null;
-        await get().loadPolicyInfos();
-        set((s) => ({ modelStatus: 'ready', modelInfo: info, watchOptions: { ...s.watchOptions, policy: info.policy } }));
-      } catch (e) {
-        set({ modelStatus: 'error', modelError: errorText(e) });
-      }
-    },
+    modelForm: DEFAULT_MODEL_FORM,
+    lastModel: null,
+    setModelForm: (patch) => set((s) => ({ modelForm: completeModelForm({ ...s.modelForm, ...patch }) })),
 
     watchPause: () => {
       generation++;
@@ -248,5 +280,5 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
   };
 };
 
-/** The part of this slice that persists across reloads: the form only, never an episode. */
-export const persistedWatch = (s: AppState): Pick<WatchSlice, 'watchOptions'> => ({ watchOptions: s.watchOptions });
+/** The part of this slice that persists across reloads: the forms (Watch's, the Model panel's) and the model loaded last; never an episode or weights. */
+export const persistedWatch = (s: AppState): Pick<WatchSlice, 'watchOptions' | 'modelForm' | 'lastModel'> => ({ watchOptions: s.watchOptions, modelForm: s.modelForm, lastModel: s.lastModel });

@@ -4,6 +4,7 @@
  * setting at fault (`invalid`), so a value never silently stays what it was before.
  */
 import { useId, useState } from 'react';
+import { trainSettingHelp } from '../help/glossary.ts';
 
 export interface SettingFieldProps {
   label: string;
@@ -20,7 +21,7 @@ export function SettingField({ label, value, onChange, whole, invalid = false, h
   const [draft, setDraft] = useState<string | null>(null);
   const hintId = useId();
   const field = (
-    <label className="field">
+    <label className="field" title={trainSettingHelp(label)}>
       {label}
       <input
         type="number"

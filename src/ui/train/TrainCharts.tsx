@@ -1,7 +1,9 @@
 /**
  * The live charts of the run on screen: each reward component and the weighted total per step, the loss, success
  * on the train and eval samples (one chart, from the evaluations), tokens per second, seconds per step (rollout vs
- * update) and GPU memory in use; above them the latest figures and the ETA. Series are module constants, so each
+ * update) and GPU memory in use; above them the latest figures and the ETA. The summary names whose reward and
+ * success it shows (the model's rollouts, or in SFT the Oracle's demonstrations) beside the model's own success in
+ * the last evaluation (run-summary.ts). Series are module constants, so each
  * chart is built once and only appended to (LiveChart.tsx).
  */
 import type { EvalPoint, StepMetrics } from '../../train/types.ts';
@@ -10,6 +12,8 @@ import { useThemeColors } from '../evaluate/useThemeColors.ts';
 import { formatBytes } from '../../model/cache.ts';
 import { useStore } from '../store/store.ts';
 import { LiveChart, type Series } from './LiveChart.tsx';
+import { modelEvaluationFigure, stepEpisodesFigure } from './run-summary.ts';
+import { tip } from '../help/glossary.ts';
 
 const stepOf = (row: { step: number }): number => row.step;
 
@@ -42,29 +46,31 @@ function details(m: StepMetrics): string {
   return `Step ${m.step}: ${parts.join(' · ')}.`;
 }
 
-function Figures({ last, totalSteps }: { last: StepMetrics; totalSteps: number }) {
+function Figures({ last, lastEval, totalSteps }: { last: StepMetrics; lastEval: EvalPoint | undefined; totalSteps: number }) {
+  const episodes = stepEpisodesFigure(last);
+  const model = modelEvaluationFigure(lastEval);
   return (
     <>
       <dl className="figures train-figures" aria-label="Latest step">
-        <div>
+        <div title={tip('trainStep')}>
           <dt>step</dt>
           <dd>
             {last.step} of {totalSteps}
           </dd>
         </div>
-        <div>
-          <dt>reward</dt>
-          <dd>{last.reward.total.toFixed(3)}</dd>
+        <div title={episodes.hint}>
+          <dt>{episodes.term}</dt>
+          <dd>{episodes.value}</dd>
         </div>
-        <div>
+        <div title={model.hint}>
+          <dt>{model.term}</dt>
+          <dd>{model.value}</dd>
+        </div>
+        <div title={tip('trainLoss')}>
           <dt>loss</dt>
           <dd>{last.loss.toFixed(4)}</dd>
         </div>
-        <div>
-          <dt>success</dt>
-          <dd>{percent(last.successRate)}</dd>
-        </div>
-        <div>
+        <div title={tip('tokensPerSecond')}>
           <dt>tokens/s</dt>
           <dd>{last.tokensPerSecond.toFixed(1)}</dd>
         </div>
@@ -72,15 +78,20 @@ function Figures({ last, totalSteps }: { last: StepMetrics; totalSteps: number }
           <dt>time per step</dt>
           <dd>{duration(last.seconds.total * 1000)}</dd>
         </div>
-        <div>
+        <div title={tip('eta')}>
           <dt>ETA</dt>
           <dd>{last.step >= totalSteps ? 'done' : duration(last.etaSeconds * 1000)}</dd>
         </div>
-        <div>
+        <div title={tip('gpuMemory')}>
           <dt>GPU memory</dt>
           <dd>{last.gpuBytes === null ? 'n/a' : formatBytes(last.gpuBytes)}</dd>
         </div>
       </dl>
+      {last.algo === 'sft' && (
+        <p className="meta">
+          SFT imitates the Oracle’s demonstrations: the reward and success above are the Oracle’s, not the model’s. The model’s own success comes from the evaluations (the Success rate chart).
+        </p>
+      )}
       <p className="meta">{details(last)}</p>
     </>
   );
@@ -96,9 +107,9 @@ export function TrainCharts() {
   return (
     <section className="panel train-charts" aria-label="Charts">
       <h3>Charts</h3>
-      {last ? <Figures last={last} totalSteps={run.totalSteps} /> : <p className="meta">The first step’s figures appear when it ends.</p>}
+      {last ? <Figures last={last} lastEval={evals.at(-1)} totalSteps={run.totalSteps} /> : <p className="meta">The first step’s figures appear when it ends.</p>}
       <div className="train-chart-grid">
-        <LiveChart title={grpo ? 'Reward per step' : 'Oracle reward per step'} rows={metrics} x={stepOf} series={REWARD} yTitle="mean reward" colors={colors} />
+        <LiveChart title={grpo ? 'Reward per step' : 'Oracle demonstrations’ reward per step'} rows={metrics} x={stepOf} series={REWARD} yTitle="mean reward" colors={colors} />
         <LiveChart title="Loss" rows={metrics} x={stepOf} series={LOSS} yTitle={grpo ? 'policy loss per token' : 'NLL per token'} digits={4} colors={colors} />
         <LiveChart title="Success rate (train vs eval)" rows={evals} x={stepOf} series={SUCCESS} yTitle="success (%)" digits={0} yMax={100} colors={colors} />
         <LiveChart title="Tokens per second" rows={metrics} x={stepOf} series={SPEED} yTitle="tokens/s" digits={1} colors={colors} />

@@ -1,8 +1,10 @@
 /**
  * The Train form: algorithm, the adapter to start from and the name of the one the run makes, then every setting of
  * `TrainConfig` from the table in config-fields.ts — essentials, reward weights, and the rest behind "Advanced
- * settings". Start checks the whole config (config-check.ts) and refuses with the setting named (and its field
- * marked, the advanced part opened when it is there); a run needs a model loaded in Watch's Model panel.
+ * settings", each group only when it has a field for the chosen algorithm. Settings both algorithms share keep one
+ * value across a switch; each algorithm keeps its own (shared-settings.ts). Start checks the whole config
+ * (config-check.ts) and refuses with the setting named (and its field marked, the advanced part opened when it is
+ * there); a run needs a model loaded in Watch's Model panel.
  */
 import { useMemo, useState } from 'react';
 import type { RewardWeights } from '../../env/rewards.ts';
@@ -11,10 +13,12 @@ import type { TrainAlgo, TrainConfig } from '../../train/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
 import { routeHash } from '../router.ts';
 import { useStore } from '../store/store.ts';
-import { runActive, TRAIN_DEFAULTS } from '../store/train-slice.ts';
-import { completeConfig, configProblem, type ConfigProblem } from './config-check.ts';
-import { GROUP_TITLES, NUMBER_SETTINGS, REWARD_LABELS, shownFor, SWITCH_SETTINGS, type SettingGroup } from './config-fields.ts';
+import { runActive } from '../store/train-slice.ts';
+import { configProblem, type ConfigProblem } from './config-check.ts';
+import { GROUP_TITLES, groupHasFields, NUMBER_SETTINGS, REWARD_LABELS, shownFor, SWITCH_SETTINGS, type SettingGroup } from './config-fields.ts';
 import { SettingField } from './SettingField.tsx';
+import { configFor, readTrainSettings } from './shared-settings.ts';
+import { TRAIN_SETTING_HELP } from '../help/glossary.ts';
 
 const ALGOS = [
   { value: 'grpo' as const, label: 'GRPO' },
@@ -23,11 +27,10 @@ const ALGOS = [
 
 const ADVANCED: SettingGroup[] = ['loss', 'optimizer', 'batching', 'reporting'];
 
-/** The config the form shows: the stored one for the algorithm, completed with its defaults. */
+/** The config the form shows: the shared settings and the algorithm's own, completed with its defaults. */
 export function useFormConfig(): TrainConfig {
-  const algo = useStore((s) => s.trainForm.algo);
-  const stored = useStore((s) => s.trainForm.configs[algo]);
-  return useMemo(() => completeConfig(stored, TRAIN_DEFAULTS[algo]), [stored, algo]);
+  const form = useStore((s) => s.trainForm);
+  return useMemo(() => configFor(readTrainSettings(form), form.algo), [form]);
 }
 
 interface GroupProps {
@@ -39,6 +42,7 @@ interface GroupProps {
 }
 
 function SettingsGroup({ group, config, problemKey, disabled, onChange }: GroupProps) {
+  if (!groupHasFields(group, config.algo)) return null;
   const numbers = NUMBER_SETTINGS.filter((s) => s.group === group && shownFor(s, config.algo));
   const switches = SWITCH_SETTINGS.filter((s) => s.group === group && shownFor(s, config.algo));
   return (
@@ -50,7 +54,7 @@ function SettingsGroup({ group, config, problemKey, disabled, onChange }: GroupP
         ))}
       </div>
       {switches.map((s) => (
-        <label key={s.key} className="check">
+        <label key={s.key} className="check" title={TRAIN_SETTING_HELP[s.key]}>
           <input type="checkbox" checked={config[s.key]} disabled={disabled} onChange={(e) => onChange({ [s.key]: e.target.checked })} />
           {s.label}
         </label>
@@ -172,6 +176,7 @@ export function TrainForm({ dataset }: { dataset: string }) {
           <input type="text" value={form.adapterName} placeholder={`${form.algo} <date>`} disabled={active} onChange={(e) => setForm({ adapterName: e.target.value })} />
         </label>
       </div>
+      <p className="meta">Steps, learning rate and the {form.algo === 'sft' ? 'SFT' : 'GRPO'}-only settings are kept for each algorithm; every other setting is shared by SFT and GRPO.</p>
       {initAdapter && <p className="meta">Continues {initAdapter.name}: its rank, alpha and targets replace the LoRA settings below.</p>}
       <SettingsGroup group="essentials" config={config} problemKey={problemKey} disabled={active} onChange={change} />
       <RewardWeightsGroup config={config} problemKey={problemKey} disabled={active} onChange={change} />

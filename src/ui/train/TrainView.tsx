@@ -1,13 +1,18 @@
 /**
  * The Train view: fine-tune the model loaded in Watch with a LoRA adapter, SFT warm-up or GRPO, in the environment
  * worker on this device's GPU. The form and the run's controls side by side on wide screens (stacked on narrow ones),
- * then the live charts and the execution traces of the run on screen, then the checkpoints (resume after a reload)
+ * with a note on a run an earlier page left unfinished (resume or discard it) and one proposing smaller settings
+ * when this device would take minutes a step; then the live charts and the execution traces of the run on screen,
+ * then the checkpoints (resume after a reload)
  * and the adapters (download, load, and each one a policy of Watch, Evaluate and Compare).
  */
 import { useEffect } from 'react';
 import { useStore } from '../store/store.ts';
 import { Adapters } from './Adapters.tsx';
 import { Checkpoints } from './Checkpoints.tsx';
+import { DeviceFitNote } from './DeviceFitNote.tsx';
+import { InterruptedRun } from './InterruptedRun.tsx';
+import { readInterruptedRun } from './interrupted-run.ts';
 import { RunControls } from './RunControls.tsx';
 import { TrainCharts } from './TrainCharts.tsx';
 import { TrainForm } from './TrainForm.tsx';
@@ -33,6 +38,7 @@ export default function TrainView() {
   const refresh = useStore((s) => s.refreshTrainLists);
   useEffect(() => {
     void refresh();
+    void readInterruptedRun();
   }, [refresh]);
 
   return (
@@ -42,6 +48,8 @@ export default function TrainView() {
         <TrainForm dataset={dataset} />
         <div className="train-side">
           <Notice />
+          <InterruptedRun />
+          <DeviceFitNote />
           <RunControls />
           <Checkpoints />
           <Adapters />

@@ -1,8 +1,7 @@
 /**
  * Checks a Train form's settings before a run starts, with the trainer's own rules (`validateTrainConfig`, the
  * environment's `validateRewardWeights`) plus the few the optimizer and LoRA need that the trainer assumes, and
- * names the setting at fault by its label. Also fills a stored form (localStorage, perhaps from an older version)
- * up to a whole `TrainConfig`.
+ * names the setting at fault by its label. (A stored form is filled up to a whole `TrainConfig` by shared-settings.ts.)
  */
 import { validateRewardWeights } from '../../env/rewards.ts';
 import { LORA_TARGETS } from '../../model/lora.ts';
@@ -55,20 +54,4 @@ export function configProblem(config: TrainConfig): ConfigProblem | null {
     return { key, message: key === '' ? text : `${settingLabel(key)}: ${text}` };
   }
   return extraProblem(config);
-}
-
-/** `defaults`, with each field `stored` holds with the same type (NaN included: a cleared field, for the check). */
-function filled<T extends object>(stored: unknown, defaults: T): T {
-  const out = { ...defaults };
-  if (typeof stored !== 'object' || stored === null) return out;
-  for (const key of Object.keys(defaults) as Array<keyof T>) {
-    const value = (stored as Partial<T>)[key];
-    if (value !== undefined && value !== null && typeof value === typeof defaults[key] && Array.isArray(value) === Array.isArray(defaults[key])) out[key] = value;
-  }
-  return out;
-}
-
-/** A whole config from a stored one (localStorage, perhaps written by an older version): the rest from `defaults`. */
-export function completeConfig(stored: Partial<TrainConfig> | undefined, defaults: TrainConfig): TrainConfig {
-  return { ...filled(stored, defaults), rewardWeights: filled(stored?.rewardWeights, defaults.rewardWeights), algo: defaults.algo };
 }

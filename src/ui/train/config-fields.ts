@@ -1,7 +1,8 @@
 /**
  * The Train form as a table: every numeric `TrainConfig` setting with its label, whether it takes whole numbers,
- * which algorithm uses it, and the group it is shown in. The form renders from this table and the validation
- * messages name settings by these labels, so a setting added to `TrainConfig` is added here once.
+ * which algorithm uses it, and the group it is shown in (a group with no field for the chosen algorithm is not
+ * shown). The form renders from this table and the validation messages name settings by these labels, so a setting
+ * added to `TrainConfig` is added here once. Which settings the two algorithms share is shared-settings.ts's table.
  */
 import type { RewardWeights } from '../../env/rewards.ts';
 import type { TrainAlgo, TrainConfig } from '../../train/types.ts';
@@ -77,8 +78,8 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
 ];
 
 export const SWITCH_SETTINGS: readonly SwitchSetting[] = [
+  { key: 'thinking', label: 'Qwen3 thinking (episodes, demonstrations and evaluations)', group: 'essentials' },
   { key: 'stdScaling', label: 'Scale advantages by the group’s standard deviation', group: 'loss', algo: 'grpo' },
-  { key: 'thinking', label: 'Qwen3 thinking during rollouts', group: 'loss', algo: 'grpo' },
 ];
 
 export const REWARD_LABELS: Record<keyof RewardWeights, string> = {
@@ -90,6 +91,12 @@ export const REWARD_LABELS: Record<keyof RewardWeights, string> = {
 /** Whether a setting shows for `algo`. */
 export function shownFor(setting: { algo?: TrainAlgo }, algo: TrainAlgo): boolean {
   return setting.algo === undefined || setting.algo === algo;
+}
+
+/** Whether `group` has a field to show for `algo` (the LoRA targets sit in 'batching'): an empty group is hidden. */
+export function groupHasFields(group: SettingGroup, algo: TrainAlgo): boolean {
+  if (group === 'batching') return true;
+  return [...NUMBER_SETTINGS, ...SWITCH_SETTINGS].some((s) => s.group === group && shownFor(s, algo));
 }
 
 /** The label of a setting named by its config key (`groupSize`) or a reward weight (`rewardWeights.progress`). */

@@ -14,13 +14,15 @@ export interface DecimalFieldProps {
   step: number;
   minExclusive?: boolean;
   disabled?: boolean;
+  /** Tooltip of the field (a glossary text). */
+  title?: string;
 }
 
-export function DecimalField({ label, value, onChange, min, max, step, minExclusive = false, disabled }: DecimalFieldProps) {
+export function DecimalField({ label, value, onChange, min, max, step, minExclusive = false, disabled, title }: DecimalFieldProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const valid = (n: number) => Number.isFinite(n) && (minExclusive ? n > min : n >= min) && n <= max;
   return (
-    <label className="field">
+    <label className="field" title={title}>
       {label}
       <input
         type="number"

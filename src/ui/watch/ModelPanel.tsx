@@ -6,24 +6,25 @@
  * as the worker words them (no WebGPU adapter, a missing file, a corrupt header, an unsupported architecture, a full
  * cache), and a GPU device-loss recovery as a notice. Once loaded, its policy ("Qwen (…)") is listed in Watch and
  * Evaluate.
+ *
+ * The form (source and settings) lives in the store and persists across reloads; the weights do not. After a reload
+ * the panel says which model was loaded before and loads a Hub or URL model again in one click (never unasked); a
+ * local folder must be picked again.
  */
 import { useId, useState, type InputHTMLAttributes } from 'react';
 import { formatBytes } from '../../model/cache.ts';
 import type { LocalFile } from '../../model/local-folder.ts';
 import { DEFAULT_MODEL, MODEL_REGISTRY } from '../../model/registry.ts';
-import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
+import type { LlmLoadProgress } from '../../workers/llm-generate.ts';
 import { resolveLlmSettings, type LlmPolicySettings } from '../../workers/llm-settings.ts';
 import { ErrorBox } from '../components/ErrorBox.tsx';
 import { routeHash } from '../router.ts';
+import { completeModelForm, modelFormSource, type ModelSourceKind } from '../store/model-form.ts';
 import { useStore } from '../store/store.ts';
 import { applyModelSettings, cancelModelLoad, CANCELLED, loadModelWithSettings, unloadModel } from './model-actions.ts';
 import { ModelCache } from './ModelCache.tsx';
-import { DEFAULT_MODEL_SETTINGS, ModelSettings, type ModelSettingsForm } from './ModelSettings.tsx';
+import { ModelSettings } from './ModelSettings.tsx';
 import './model-panel.css';
-
-type SourceKind = 'hub' | 'url' | 'folder';
-
-const DEFAULT_MIRROR = 'https://huggingface.co';
 
 /** `webkitdirectory` (every Chromium and Firefox) is not in React's input attributes. */
 const DIRECTORY_INPUT = { webkitdirectory: '', directory: '' } as InputHTMLAttributes<HTMLInputElement>;
@@ -57,13 +58,15 @@ export function ModelPanel() {
   const progress = useStore((s) => s.modelProgress);
   const error = useStore((s) => s.modelError);
   const dataset = useStore((s) => s.dataset);
-  const [kind, setKind] = useState<SourceKind>('hub');
-  const [source, setSource] = useState(DEFAULT_MODEL.repo);
-  const [mirror, setMirror] = useState(DEFAULT_MIRROR);
+  const saved = useStore((s) => s.modelForm);
+  const lastModel = useStore((s) => s.lastModel);
+  const setModelForm = useStore((s) => s.setModelForm);
   const [files, setFiles] = useState<LocalFile[]>([]);
-  const [form, setForm] = useState<ModelSettingsForm>(DEFAULT_MODEL_SETTINGS);
   const listId = useId();
   const loading = status === 'loading';
+  const modelForm = completeModelForm(saved);
+  const { kind, mirror } = modelForm;
+  const form = modelForm.settings;
 
   const settings: LlmPolicySettings = { ...form, shotDataset: dataset };
   let settingsProblem: string | null = null;
@@ -73,15 +76,14 @@ export function ModelPanel() {
     settingsProblem = (e as Error).message;
   }
   const folderName = files[0]?.path.split('/')[0] ?? '';
-  const sourceReady = kind === 'folder' ? files.length > 0 : source.trim() !== '';
-  const llmSource = (): LlmSource | null => {
-    const text = source.trim();
-    if (kind === 'folder') return files.length > 0 ? { kind: 'files', files } : null;
-    if (text === '') return null;
-    if (kind === 'url') return { kind: 'url', url: text };
-    const base = mirror.trim();
-    return { kind: 'hub', repo: text, ...(base !== '' && base !== DEFAULT_MIRROR && { base }) };
+  const llmSource = () => modelFormSource(modelForm, files);
+  const sourceReady = llmSource() !== null;
+  const load = () => {
+    const s = llmSource();
+    if (s && settingsProblem === null) void loadModelWithSettings(s, settings);
   };
+  // After a reload: the model loaded before is gone with the page; offer it again (a local folder must be re-picked).
+  const reloadOffer = status === 'idle' && !info && lastModel !== null && error === null;
   const recovery = progress && (progress.phase === 'recovering' || progress.phase === 'recovered') ? progress : null;
 
   return (
@@ -90,13 +92,25 @@ export function ModelPanel() {
       aria-label="Model"
       onSubmit={(e) => {
         e.preventDefault();
-        const s = llmSource();
-        if (s && settingsProblem === null) void loadModelWithSettings(s, settings);
+        load();
       }}
     >
+      {reloadOffer && (
+        <div className="model-reload" role="status" aria-label="Model before the reload">
+          <p className="meta">
+            {lastModel.label} was loaded before this page reloaded; models are not kept across reloads.{' '}
+            {lastModel.kind === 'folder' || kind === 'folder' ? 'Pick its folder again below to load it.' : 'Its source and settings are below.'}
+          </p>
+          {lastModel.kind !== 'folder' && kind !== 'folder' && (
+            <button type="button" disabled={!sourceReady || settingsProblem !== null} onClick={load}>
+              Load {lastModel.label} again
+            </button>
+          )}
+        </div>
+      )}
       <label className="field">
         Model source
-        <select value={kind} onChange={(e) => setKind(e.target.value as SourceKind)} disabled={loading}>
+        <select value={kind} onChange={(e) => setModelForm({ kind: e.target.value as ModelSourceKind })} disabled={loading}>
           <option value="hub">Hugging Face Hub id</option>
           <option value="url">Folder served with the app (URL or path)</option>
           <option value="folder">Local folder on this computer</option>
@@ -106,7 +120,7 @@ export function ModelPanel() {
         <>
           <label className="field">
             Hub id
-            <input type="text" list={listId} value={source} spellCheck={false} autoComplete="off" placeholder={DEFAULT_MODEL.repo} disabled={loading} onChange={(e) => setSource(e.target.value)} />
+            <input type="text" list={listId} value={modelForm.repo} spellCheck={false} autoComplete="off" placeholder={DEFAULT_MODEL.repo} disabled={loading} onChange={(e) => setModelForm({ repo: e.target.value })} />
             <datalist id={listId}>
               {MODEL_REGISTRY.map((m) => (
                 <option key={m.repo} value={m.repo}>
@@ -117,14 +131,14 @@ export function ModelPanel() {
           </label>
           <label className="field">
             Mirror (base URL)
-            <input type="url" value={mirror} spellCheck={false} autoComplete="off" disabled={loading} onChange={(e) => setMirror(e.target.value)} />
+            <input type="url" value={mirror} spellCheck={false} autoComplete="off" disabled={loading} onChange={(e) => setModelForm({ mirror: e.target.value })} />
           </label>
         </>
       )}
       {kind === 'url' && (
         <label className="field">
           Folder URL
-          <input type="text" value={source} spellCheck={false} autoComplete="off" placeholder="models/tiny/" disabled={loading} onChange={(e) => setSource(e.target.value)} />
+          <input type="text" value={modelForm.url} spellCheck={false} autoComplete="off" placeholder="models/tiny/" disabled={loading} onChange={(e) => setModelForm({ url: e.target.value })} />
         </label>
       )}
       {kind === 'folder' && (
@@ -135,7 +149,7 @@ export function ModelPanel() {
         </label>
       )}
 
-      <ModelSettings value={form} onChange={(patch) => setForm((f) => ({ ...f, ...patch }))} disabled={loading} />
+      <ModelSettings value={form} onChange={(patch) => setModelForm({ settings: { ...form, ...patch } })} disabled={loading} />
       {settingsProblem !== null && <p className="step-error">{settingsProblem}</p>}
 
       <div className="button-row">

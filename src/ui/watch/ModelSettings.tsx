@@ -2,25 +2,16 @@
  * The Model panel's settings: thinking (off by default), 0/1/3-shot prompts from Oracle transcripts of the current
  * dataset's train questions, temperature and top-p (temperature 0 is greedy), the per-turn token limit, and the
  * decode weight format (q4 default, q8, f16 — the reference). All but the weight format apply to a loaded model
- * without reloading it ("Apply settings"); the weight format takes effect at the next load.
+ * without reloading it ("Apply settings"); the weight format takes effect at the next load. The form's type and
+ * defaults live in the store (model-form.ts), which keeps them across reloads.
  */
 import type { WeightFormat } from '../../gpu/quant.ts';
 import { SHOT_COUNTS } from '../../policies/llm/prompt.ts';
 import { MAX_NEW_TOKENS_LIMIT, type ShotCount } from '../../workers/llm-settings.ts';
+import type { ModelSettingsForm } from '../store/model-form.ts';
 import { DecimalField } from './DecimalField.tsx';
 import { NumberField } from './NumberField.tsx';
-
-/** The panel's form: every field set (the worker checks them again). */
-export interface ModelSettingsForm {
-  thinking: boolean;
-  shots: ShotCount;
-  temperature: number;
-  topP: number;
-  maxNewTokens: number;
-  weights: WeightFormat;
-}
-
-export const DEFAULT_MODEL_SETTINGS: ModelSettingsForm = { thinking: false, shots: 0, temperature: 0.7, topP: 0.8, maxNewTokens: 256, weights: 'q4' };
+import { tip } from '../help/glossary.ts';
 
 const WEIGHT_LABELS: Record<WeightFormat, string> = { q4: 'q4 (4-bit groups, default)', q8: 'q8 (8-bit groups)', f16: 'f16 (reference)' };
 
@@ -28,11 +19,11 @@ export function ModelSettings({ value, onChange, disabled }: { value: ModelSetti
   return (
     <fieldset className="model-settings" disabled={disabled}>
       <legend>Settings</legend>
-      <label className="field checkbox">
+      <label className="field checkbox" title={tip('thinking')}>
         <input type="checkbox" checked={value.thinking} onChange={(e) => onChange({ thinking: e.target.checked })} />
         Thinking
       </label>
-      <label className="field">
+      <label className="field" title={tip('shots')}>
         Few-shot examples
         <select value={value.shots} onChange={(e) => onChange({ shots: Number(e.target.value) as ShotCount })}>
           {SHOT_COUNTS.map((n) => (
@@ -42,10 +33,10 @@ export function ModelSettings({ value, onChange, disabled }: { value: ModelSetti
           ))}
         </select>
       </label>
-      <DecimalField label="Temperature" value={value.temperature} min={0} max={2} step={0.05} onChange={(temperature) => onChange({ temperature })} />
-      <DecimalField label="Top-p" value={value.topP} min={0} max={1} step={0.05} minExclusive onChange={(topP) => onChange({ topP })} />
-      <NumberField label="Max new tokens" value={value.maxNewTokens} min={1} max={MAX_NEW_TOKENS_LIMIT} onChange={(maxNewTokens) => onChange({ maxNewTokens })} />
-      <label className="field">
+      <DecimalField label="Temperature" title={tip('temperature')} value={value.temperature} min={0} max={2} step={0.05} onChange={(temperature) => onChange({ temperature })} />
+      <DecimalField label="Top-p" title={tip('topP')} value={value.topP} min={0} max={1} step={0.05} minExclusive onChange={(topP) => onChange({ topP })} />
+      <NumberField label="Max new tokens" title={tip('maxNewTokens')} value={value.maxNewTokens} min={1} max={MAX_NEW_TOKENS_LIMIT} onChange={(maxNewTokens) => onChange({ maxNewTokens })} />
+      <label className="field" title={tip('decodeWeights')}>
         Decode weights
         <select value={value.weights} onChange={(e) => onChange({ weights: e.target.value as WeightFormat })}>
           {(['q4', 'q8', 'f16'] as const).map((w) => (

@@ -11,13 +11,15 @@ export interface NumberFieldProps {
   min?: number;
   max?: number;
   disabled?: boolean;
+  /** Tooltip of the field (a glossary text). */
+  title?: string;
 }
 
-export function NumberField({ label, value, onChange, min = 0, max = Number.MAX_SAFE_INTEGER, disabled }: NumberFieldProps) {
+export function NumberField({ label, value, onChange, min = 0, max = Number.MAX_SAFE_INTEGER, disabled, title }: NumberFieldProps) {
   const [draft, setDraft] = useState<string | null>(null);
   const valid = (n: number) => Number.isSafeInteger(n) && n >= min && n <= max;
   return (
-    <label className="field">
+    <label className="field" title={title}>
       {label}
       <input
         type="number"

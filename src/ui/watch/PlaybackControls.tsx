@@ -1,7 +1,9 @@
 /**
  * Playback of the watched episode: Play / Pause, Step (one policy step while paused) and the speed (the pause
- * between two steps while playing). The status line says where the episode stands, for screen readers too.
+ * between two steps while playing). The status line says where the episode stands, for screen readers too; while a
+ * step runs it says so, and a model policy's step shows "Generating… N tokens" as the worker streams them.
  */
+import { generatingText } from '../store/live-step.ts';
 import { useStore } from '../store/store.ts';
 
 /** Pauses between steps, in milliseconds, with what a person reads. */
@@ -12,7 +14,8 @@ const SPEEDS: ReadonlyArray<{ delayMs: number; label: string }> = [
   { delayMs: 0, label: 'Instant' },
 ];
 
-function statusText(status: string, played: number, budget: number, success: boolean, truncated: boolean): string {
+function statusText(status: string, busy: boolean, played: number, budget: number, success: boolean, truncated: boolean): string {
+  if (busy && (status === 'paused' || status === 'playing')) return `Playing step ${played + 1} of ${budget}…`;
   switch (status) {
     case 'loading':
       return 'Loading the episode…';
@@ -30,6 +33,7 @@ function statusText(status: string, played: number, budget: number, success: boo
 export function PlaybackControls() {
   const status = useStore((s) => s.watchStatus);
   const busy = useStore((s) => s.watchBusy);
+  const live = useStore((s) => s.watchLive);
   const played = useStore((s) => s.watchEpisode?.steps.length ?? 0);
   const budget = useStore((s) => s.watchEpisode?.budget ?? 0);
   const success = useStore((s) => s.watchEpisode?.success ?? false);
@@ -68,8 +72,14 @@ export function PlaybackControls() {
         </select>
       </label>
       <p className="meta" role="status">
-        {statusText(status, played, budget, success, truncated)}
+        {statusText(status, busy, played, budget, success, truncated)}
       </p>
+      {busy && live?.turn && (
+        <div className="generating" role="status" aria-label="Generating">
+          <progress aria-label="Tokens generated" max={live.turn.maxNewTokens} value={live.turn.newTokens} />
+          <p className="meta">{generatingText(live)}</p>
+        </div>
+      )}
     </section>
   );
 }

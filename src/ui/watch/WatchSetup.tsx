@@ -1,14 +1,18 @@
 /**
  * The Watch form: which policy plays, and which question (drawn by the seed from a split, drawn from one
- * difficulty, or named by id). "New episode" resets the Watch session with these choices; "Next seed" moves the
- * seed on by one and starts again, so a run of episodes is reproducible.
+ * difficulty, or named by id). "New episode" resets the Watch session with these choices, drawing another question
+ * when it is drawn (the seed moves on when the episode on screen used it); "Next seed" moves the seed on by one and
+ * starts again, so a run of episodes is reproducible. When the chosen policy went away (its model unloaded, or the
+ * page reloaded), the form says so instead of switching silently.
  */
 import { useId } from 'react';
-import { DIFFICULTIES, SPLITS, type Difficulty, type SplitSelector } from '../../data/types.ts';
+import { DIFFICULTIES, type Difficulty, type SplitSelector } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { splitChoices } from '../components/split-choices.ts';
 import { useStore } from '../store/store.ts';
 import type { WatchQuestionMode } from '../store/watch-slice.ts';
 import { NumberField } from './NumberField.tsx';
+import { tip } from '../help/glossary.ts';
 
 const MODE_LABELS: Record<WatchQuestionMode, string> = { random: 'At random', difficulty: 'By difficulty', id: 'By id' };
 
@@ -22,6 +26,8 @@ export function WatchSetup({ dataset }: { dataset: string }) {
   const status = useStore((s) => s.watchStatus);
   const setOptions = useStore((s) => s.setWatchOptions);
   const start = useStore((s) => s.startWatchEpisode);
+  const newEpisode = useStore((s) => s.newWatchEpisode);
+  const notice = useStore((s) => s.watchPolicyNotice);
   const listId = useId();
   const loading = status === 'loading';
   const description = policies?.find((p) => p.name === options.policy)?.description;
@@ -32,10 +38,10 @@ export function WatchSetup({ dataset }: { dataset: string }) {
       aria-label="Episode setup"
       onSubmit={(e) => {
         e.preventDefault();
-        void start(dataset);
+        void newEpisode(dataset);
       }}
     >
-      <label className="field">
+      <label className="field" title={tip('policy')}>
         Policy
         <select value={options.policy} onChange={(e) => setOptions({ policy: e.target.value })} disabled={!policies}>
           {(policies ?? [{ name: options.policy, label: options.policy }]).map((p) => (
@@ -45,6 +51,11 @@ export function WatchSetup({ dataset }: { dataset: string }) {
           ))}
         </select>
       </label>
+      {notice !== null && (
+        <p className="policy-notice" role="status" aria-label="Policy changed">
+          {notice}
+        </p>
+      )}
       {description && <p className="meta">{description}</p>}
 
       <label className="field">
@@ -83,7 +94,7 @@ export function WatchSetup({ dataset }: { dataset: string }) {
           {options.mode === 'difficulty' && (
             <ChoiceField label="Difficulty" value={options.difficulty} choices={DIFFICULTIES} onChange={(difficulty: Difficulty) => setOptions({ difficulty })} />
           )}
-          <ChoiceField label="Split" value={options.split} choices={[...SPLITS, 'all']} onChange={(split: SplitSelector) => setOptions({ split })} />
+          <ChoiceField label="Split" value={options.split} choices={splitChoices(questions, 'all-last')} onChange={(split: SplitSelector) => setOptions({ split })} />
         </>
       )}
 

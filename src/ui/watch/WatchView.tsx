@@ -4,14 +4,15 @@
  *
  * Deep link: `#/watch?dataset=demo&policy=oracle&q=<question id>&seed=3` opens that episode (Evaluate links each
  * episode here, and the policy's generator is seeded as Evaluate seeds it, so it replays what Evaluate recorded).
- * The link follows the episode on screen, so a reload or a shared link reopens it.
+ * The link follows the episode on screen and the policy chosen (at once, before the next episode), so a reload or a
+ * shared link reopens the question with the policy the form shows.
  */
 import { useEffect, useRef } from 'react';
 import { EpisodeOutcome } from '../components/EpisodeOutcome.tsx';
 import { ErrorBox } from '../components/ErrorBox.tsx';
 import { QuestionCard } from '../components/QuestionCard.tsx';
 import { Transcript } from '../components/Transcript.tsx';
-import { navigate, useRoute } from '../router.ts';
+import { navigate, parseHash, routeHash, useRoute } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { ModelPanel } from './ModelPanel.tsx';
 import { PlaybackControls } from './PlaybackControls.tsx';
@@ -19,8 +20,9 @@ import { WatchSetup } from './WatchSetup.tsx';
 import './watch.css';
 
 /**
- * Opens the linked episode, and keeps the link in step with the episode on screen. The link it writes has no
- * `dataset` (the shell would otherwise hold the dataset picker to it); an incoming link's `dataset` is honoured.
+ * Opens the linked episode, and keeps the link in step with the episode on screen and the chosen policy. The link it
+ * writes has no `dataset` (the shell would otherwise hold the dataset picker to it); an incoming link's `dataset` is
+ * honoured. A link this hook wrote itself is not opened again (choosing a policy does not restart the episode).
  */
 function useEpisodeLink(): void {
   const { params } = useRoute();
@@ -29,11 +31,14 @@ function useEpisodeLink(): void {
   const linkedSeed = params.get('seed');
   const linkedDataset = params.get('dataset');
   const key = useStore((s) => s.watchEpisode?.key);
+  const chosenPolicy = useStore((s) => s.watchOptions.policy);
   const setOptions = useStore((s) => s.setWatchOptions);
   const start = useStore((s) => s.startWatchEpisode);
+  const written = useRef<string | null>(null);
 
   useEffect(() => {
     if (!linkedQuestion) return;
+    if (written.current !== null && parseHash(written.current).params.toString() === new URLSearchParams(location.hash.split('?')[1] ?? '').toString()) return;
     const state = useStore.getState();
     const dataset = linkedDataset ?? state.dataset;
     const seed = linkedSeed !== null && /^\d+$/.test(linkedSeed) ? Number(linkedSeed) : undefined;
@@ -47,8 +52,10 @@ function useEpisodeLink(): void {
   useEffect(() => {
     const episode = useStore.getState().watchEpisode;
     if (key === undefined || !episode) return;
-    navigate('watch', { policy: episode.policy, q: episode.question.id, seed: episode.seed }, { replace: true });
-  }, [key]);
+    const params = { policy: chosenPolicy, q: episode.question.id, seed: episode.seed };
+    written.current = routeHash('watch', params);
+    navigate('watch', params, { replace: true });
+  }, [key, chosenPolicy]);
 }
 
 /** A first episode when the view opens empty, and a fresh one when the dataset changes. */

@@ -2,7 +2,9 @@
  * The Model panel's named actions: load a model with its settings, cancel a load, apply new settings to the loaded
  * model, unload it, and read or clear the browser's model cache. Each is one round trip to the environment worker;
  * the results land in the Watch slice's model fields (`modelStatus`, `modelInfo`, `modelProgress`, `modelError`) and
- * in the policy list Watch and Evaluate share, so the two views see a model come and go at once.
+ * in the policy list Watch and Evaluate share, so the two views see a model come and go at once. A chosen policy
+ * survives new settings and reloads while it is still listed (the store's `applyPolicyList`): Apply settings never
+ * turns "Qwen + adapter" into plain "Qwen".
  *
  * The progress callback given to `loadModel` stays live after the load: the worker reports a device-loss recovery
  * through it ('recovering', 'recovered'), which the panel shows as a notice.
@@ -13,6 +15,7 @@ import type { LoadedModelInfo } from '../../workers/env-protocol.ts';
 import type { LlmLoadProgress, LlmSource } from '../../workers/llm-generate.ts';
 import type { LlmPolicySettings } from '../../workers/llm-settings.ts';
 import { errorText } from '../store/datasets-slice.ts';
+import type { ModelSourceKind } from '../store/model-form.ts';
 import { useStore } from '../store/store.ts';
 
 /** How the message of a cancelled load starts. */
@@ -24,19 +27,22 @@ export function isCancelled(error: unknown): boolean {
   return name === 'LoadCancelledError' || name === 'AbortError' || name === 'DownloadCancelledError';
 }
 
-/** Lists the worker's policies again; a chosen policy that is gone (the model unloaded) falls back to Oracle. */
-export async function refreshPolicies(): Promise<void> {
-  const infos = await envClient().policies();
-  const known = (name: string): boolean => infos.some((p) => p.name === name);
-  useStore.setState((s) => ({
-    policyInfos: infos,
-    ...(!known(s.watchOptions.policy) && { watchOptions: { ...s.watchOptions, policy: 'oracle' } }),
-    ...(!known(s.evalForm.policy) && { evalForm: { ...s.evalForm, policy: 'oracle' } }),
-  }));
+/**
+ * Lists the worker's policies again; a chosen policy that is still listed stays, one that is gone (the model
+ * unloaded) falls back to Oracle with a notice. `loadedModel`: the policy of a model just loaded, chosen in Watch
+ * unless a policy on it (an adapter) is chosen already.
+ */
+export async function refreshPolicies(loadedModel?: string): Promise<void> {
+  useStore.getState().applyPolicyList(await envClient().policies(), loadedModel);
 }
 
 function loaded(info: LoadedModelInfo): void {
-  useStore.setState((s) => ({ modelStatus: 'ready', modelInfo: info, modelError: null, watchOptions: { ...s.watchOptions, policy: info.policy } }));
+  useStore.setState({ modelStatus: 'ready', modelInfo: info, modelError: null });
+}
+
+/** The kind of form source an `LlmSource` came from. */
+function sourceKind(source: LlmSource): ModelSourceKind {
+  return source.kind === 'files' ? 'folder' : source.kind;
 }
 
 /**
@@ -54,8 +60,9 @@ export async function loadModelWithSettings(source: LlmSource, settings: LlmPoli
       settings,
       callback((p: LlmLoadProgress) => useStore.setState({ modelProgress: p })),
     );
-    await refreshPolicies();
+    await refreshPolicies(info.policy);
     loaded(info);
+    useStore.setState({ lastModel: { kind: sourceKind(source), label: info.label } });
   } catch (e) {
     const held = await envClient()
       .modelInfo()
@@ -87,7 +94,7 @@ export async function applyModelSettings(settings: LlmPolicySettings): Promise<v
 /** Drops the model from the worker and the GPU; Watch and Evaluate fall back to Oracle if they had chosen it. */
 export async function unloadModel(): Promise<void> {
   await envClient().unloadModel();
-  useStore.setState({ modelStatus: 'idle', modelInfo: null, modelProgress: null, modelError: null });
+  useStore.setState({ modelStatus: 'idle', modelInfo: null, modelProgress: null, modelError: null, lastModel: null });
   await refreshPolicies();
 }
 

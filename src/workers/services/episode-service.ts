@@ -19,7 +19,8 @@ import type { HistoryEntry, Policy } from '../../policies/policy.ts';
 import type { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
 import type { TableInfo } from '../../sql/types.ts';
-import type { PolicyStep } from '../env-protocol.ts';
+import type { PolicyStep, StepProgress } from '../env-protocol.ts';
+import { reportingSteps, throttleProgress } from './progress.ts';
 
 export interface EpisodeServiceDeps {
   dataset: (name: string) => Promise<Dataset>;
@@ -37,6 +38,12 @@ interface Session {
   policy: Policy | null;
   /** The policy's generator, seeded as `runEpisode` seeds it, so Watch replays what Evaluate records. */
   rng: Rng;
+}
+
+/** `onProgress` throttled: a step's start always crosses, token counts at most every interval. */
+function throttledSteps(onProgress: (progress: StepProgress) => void): (progress: StepProgress) => void {
+  const report = throttleProgress(onProgress, (p: StepProgress) => p.turn !== null && p.turn.newTokens > 0);
+  return (p) => report(p);
 }
 
 export class EpisodeService {
@@ -90,12 +97,17 @@ export class EpisodeService {
     return result;
   }
 
-  /** Lets the session's policy choose the next action and plays it (Watch). */
-  async policyStep(sessionId: string): Promise<PolicyStep> {
+  /**
+   * Lets the session's policy choose the next action and plays it (Watch). `onProgress` hears the step's start and,
+   * for model policies, the tokens generated so far (at most every `PROGRESS_INTERVAL_MS`).
+   */
+  async policyStep(sessionId: string, onProgress?: (progress: StepProgress) => void): Promise<PolicyStep> {
     const session = this.session(sessionId);
     if (!session.policy || !session.first) throw new RangeError(`Session '${sessionId}' has no policy: reset it with one.`);
     const observation = session.history.at(-1)?.observation ?? session.first;
-    const decision = await session.policy.act({ first: session.first, history: session.history, observation, question: session.env.currentQuestion(), rng: session.rng });
+    const context = { first: session.first, history: session.history, observation, question: session.env.currentQuestion(), rng: session.rng };
+    const policy = onProgress ? reportingSteps(session.policy, throttledSteps(onProgress)) : session.policy;
+    const decision = await policy.act(context);
     const result = await this.step(sessionId, decision.action);
     const step = transcriptStep(result, decision.rawText);
     const stats = (decision as Partial<LlmDecision>).stats;

@@ -1,14 +1,20 @@
 /**
  * Evaluation runs (Evaluate): a policy from the host's `PolicyRegistry` plays a question set of a dataset, with
  * progress, on a SQL executor of its own per run (so Play's runaway queries never fail it). Runs are cancelled by id.
+ *
+ * Progress: `onProgress(done, total, current)` is called once at the start (0 done), after each episode (`current`
+ * null), at each model turn's start, and in between as steps start and tokens come (throttled to
+ * `PROGRESS_INTERVAL_MS`), so a page shows movement within an episode that takes minutes. Cancel takes effect at the
+ * next step of the episode in play.
  */
 import type { Dataset } from '../../data/types.ts';
 import { SqlEnv } from '../../env/env.ts';
 import type { EnvConfig } from '../../env/types.ts';
-import { evaluate, type EvalReport } from '../../eval/evaluate.ts';
+import { evaluate, evaluationPlan, type EvalReport } from '../../eval/evaluate.ts';
 import type { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
-import type { EvaluationRequest } from '../env-protocol.ts';
+import type { EvaluationRequest, StepProgress } from '../env-protocol.ts';
+import { reportingSteps, throttleProgress } from './progress.ts';
 
 export interface EvaluationServiceDeps {
   dataset: (name: string) => Promise<Dataset>;
@@ -18,18 +24,39 @@ export interface EvaluationServiceDeps {
   envConfig?: Partial<EnvConfig>;
 }
 
+/** Episodes done, episodes in all, and the step in play (null at the start and between episodes). */
+export type EvaluationProgressCallback = (done: number, total: number, current?: StepProgress | null) => void;
+
 export class EvaluationService {
   private readonly runs = new Map<string, AbortController>();
 
   constructor(private readonly deps: EvaluationServiceDeps) {}
 
-  async evaluate(request: EvaluationRequest, onProgress?: (done: number, total: number) => void): Promise<EvalReport> {
+  async evaluate(request: EvaluationRequest, onProgress?: EvaluationProgressCallback): Promise<EvalReport> {
     const controller = new AbortController();
     this.runs.set(request.runId, controller);
     const executor = this.deps.createExecutor();
     try {
       const env = new SqlEnv(await this.deps.dataset(request.dataset), executor, this.deps.envConfig);
-      return await evaluate(env, this.deps.policies.create(request.policy), { episodes: request.episodes, seed: request.seed, split: request.split, onProgress, signal: controller.signal });
+      const options = { episodes: request.episodes, seed: request.seed, split: request.split, signal: controller.signal };
+      let done = 0;
+      const total = evaluationPlan(env, options).total;
+      // An episode's end and a model turn's start (its prompt) always cross; step starts and token counts at most
+      // every interval (a fast policy plays thousands of steps a second).
+      const report = throttleProgress(onProgress && ((current: StepProgress | null) => onProgress(done, total, current)), (c) => c !== null && c.turn?.newTokens !== 0);
+      report(null, true);
+      // Cancel takes effect at the next step or token, not only between episodes (a model's episode may take minutes).
+      const policy = reportingSteps(this.deps.policies.create(request.policy), (current) => {
+        controller.signal.throwIfAborted();
+        report(current);
+      });
+      return await evaluate(env, policy, {
+        ...options,
+        onProgress: (d) => {
+          done = d;
+          report(null, true);
+        },
+      });
     } finally {
       this.runs.delete(request.runId);
       await executor.close();

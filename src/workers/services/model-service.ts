@@ -193,6 +193,8 @@ export class ModelService {
     return {
       label: loaded.label,
       config: loaded.config,
+      source,
+      ...(this.llmInfo && { settings: this.llmInfo.settings }),
       createSession: (request) => {
         if (!create) throw new Error('This environment cannot train models (no WebGPU engine here).');
         return create(source, loaded, request);

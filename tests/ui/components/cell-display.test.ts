@@ -3,7 +3,8 @@
  * without splitting a surrogate pair, and is quick on a 100 MB string; tables state the rows and columns left out.
  */
 import { describe, expect, it } from 'vitest';
-import { cellText, clipText, DISPLAY_LIMITS, tableView, workerCutNote } from '../../../src/ui/components/cell-display.ts';
+import { cellText, clipText, DISPLAY_LIMITS, tableTsv, tableView, workerCutNote } from '../../../src/ui/components/cell-display.ts';
+import { readAnswer } from '../../../src/ui/play/answer-table.ts';
 
 describe('cellText', () => {
   it.each([
@@ -61,5 +62,16 @@ describe('workerCutNote', () => {
     [null, null],
   ])('%j → %j', (value, expected) => {
     expect(workerCutNote(value)).toBe(expected);
+  });
+});
+
+describe('tableTsv', () => {
+  it('writes the header and rows tab-separated, quoting cells with tabs, line breaks or quotes', () => {
+    expect(tableTsv(['name', 'n'], [['Rex', 3], [null, 1.5], ['a\tb', 0], ['say "hi"\nthere', -1]])).toBe('name\tn\nRex\t3\nNULL\t1.5\n"a\tb"\t0\n"say ""hi""\nthere"\t-1');
+  });
+  it('is read back by the answer box as the same rows, header recognised', () => {
+    const rows = [['Rex', 3], ['a\tb', 0], ['say "hi"\nthere', -1]];
+    const reading = readAnswer(tableTsv(['name', 'n'], rows), { knownColumns: ['name', 'n'] });
+    expect(reading).toMatchObject({ kind: 'table', header: ['name', 'n'], rows: rows.map((r) => r.map(String)) });
   });
 });

@@ -1,11 +1,13 @@
 /**
  * The Train form's checks (src/ui/train/config-check.ts): every refusal names the setting at fault by its label and
- * key (the key marks the field), the defaults of both algorithms pass, and a stored form is completed with defaults.
+ * key (the key marks the field), the defaults of both algorithms pass, and a stored form is completed with defaults
+ * (`completeConfig`, src/ui/train/shared-settings.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SFT_CONFIG, DEFAULT_TRAIN_CONFIG, type TrainConfig } from '../../../src/train/types.ts';
-import { completeConfig, configProblem } from '../../../src/ui/train/config-check.ts';
-import { NUMBER_SETTINGS, settingLabel } from '../../../src/ui/train/config-fields.ts';
+import { configProblem } from '../../../src/ui/train/config-check.ts';
+import { groupHasFields, NUMBER_SETTINGS, settingLabel } from '../../../src/ui/train/config-fields.ts';
+import { completeConfig } from '../../../src/ui/train/shared-settings.ts';
 
 const grpo = (patch: Partial<TrainConfig>): TrainConfig => ({ ...DEFAULT_TRAIN_CONFIG, ...patch });
 
@@ -54,7 +56,7 @@ describe('configProblem', () => {
 
 describe('completeConfig', () => {
   it('fills missing and wrongly typed fields from the defaults, keeps the rest (NaN included)', () => {
-    const stored = { steps: 7, lr: null, maxTurns: Number.NaN, rewardWeights: { correctness: 2 }, loraTargets: ['q_proj'] } as unknown as Partial<TrainConfig>;
+    const stored = { steps: 7, lr: null, maxTurns: Number.NaN, rewardWeights: { correctness: 2 }, loraTargets: ['q_proj'] };
     const c = completeConfig(stored, DEFAULT_TRAIN_CONFIG);
     expect(c.steps).toBe(7);
     expect(c.lr).toBe(DEFAULT_TRAIN_CONFIG.lr);
@@ -78,5 +80,13 @@ describe('the settings table', () => {
       .sort();
     expect(NUMBER_SETTINGS.map((s) => s.key).sort()).toEqual(numeric);
     for (const key of numeric) expect(settingLabel(key)).not.toBe(key);
+  });
+});
+
+describe('groupHasFields', () => {
+  it('hides the sampling and loss group under SFT (every field in it is GRPO’s) and shows every group under GRPO', () => {
+    expect(groupHasFields('loss', 'sft')).toBe(false);
+    for (const group of ['essentials', 'loss', 'optimizer', 'batching', 'reporting'] as const) expect(groupHasFields(group, 'grpo')).toBe(true);
+    for (const group of ['essentials', 'optimizer', 'batching', 'reporting'] as const) expect(groupHasFields(group, 'sft')).toBe(true);
   });
 });

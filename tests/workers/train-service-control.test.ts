@@ -1,0 +1,123 @@
+/**
+ * A run's record and controls through `EnvApi` (src/workers/train-service.ts) on the float64 reference: 'progress'
+ * events from loading on; the active-run record (request, model and where it came from, step, newest checkpoint)
+ * kept while the run goes and deleted when it ends; a stop because the page is leaving keeps it, so the next page
+ * lists the run as interrupted (and can discard it); a stopped run saves a checkpoint of its last step; a pause is
+ * reported once the trainer has actually paused.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TrainConfig } from '../../src/train/types.ts';
+import { DEFAULT_TRAIN_CONFIG } from '../../src/train/types.ts';
+import type { EnvApi } from '../../src/workers/env-api.ts';
+import type { ActiveRunRecord, TrainEvent, TrainStartRequest } from '../../src/workers/train-protocol.ts';
+import { recordedSource } from '../../src/workers/train-service.ts';
+import { memoryTrainStore, type TrainStore } from '../../src/workers/train-store.ts';
+import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
+
+const SMALL: TrainConfig = {
+  ...DEFAULT_TRAIN_CONFIG,
+  algo: 'grpo',
+  steps: 3,
+  lr: 0.02,
+  warmupSteps: 0,
+  groupSize: 2,
+  promptsPerStep: 1,
+  maxTurns: 1,
+  maxNewTokensPerTurn: 3,
+  maxEpisodeTokens: 256,
+  evalEvery: 0,
+  traceEvery: 0,
+  checkpointEvery: 0,
+  loraRank: 4,
+  loraAlpha: 8,
+};
+
+const request = (config: Partial<TrainConfig> = {}): TrainStartRequest => ({ dataset: 'toy', config: { ...SMALL, ...config }, adapterName: 'toy run' });
+
+let f: TrainServiceFixture;
+beforeAll(async () => {
+  f = await trainServiceFixture();
+});
+
+async function loaded(store: TrainStore): Promise<EnvApi> {
+  const service = f.service(store);
+  await service.loadModel({ kind: 'url', url: 'models/toy/' }, { weights: 'f16' });
+  return service;
+}
+
+describe('EnvApi training: progress, the active-run record, stop and pause', () => {
+  it('reports progress from loading on, and keeps a record of the run only while it goes', async () => {
+    const store = memoryTrainStore();
+    const service = await loaded(store);
+    const events: TrainEvent[] = [];
+    const records: Array<ActiveRunRecord[]> = [];
+    await service.startTraining(request({ checkpointEvery: 2 }), (e) => {
+      events.push(e);
+      if (e.type === 'step' || e.type === 'checkpoint') void store.listActiveRuns!().then((r) => records.push(r));
+    });
+    const progress = events.flatMap((e) => (e.type === 'progress' ? [e.progress] : []));
+    expect(progress[0]).toMatchObject({ activity: 'loading', text: 'Loading toy-model for training' });
+    expect(new Set(progress.map((p) => p.activity))).toEqual(new Set(['loading', 'rollout', 'update', 'checkpoint']));
+    const during = records.flat();
+    expect(during.length).toBeGreaterThan(0);
+    expect(during[0]).toMatchObject({ model: 'toy-model', source: { kind: 'url', url: 'models/toy/' }, modelSettings: { weights: 'f16' }, totalSteps: 3, request: { dataset: 'toy' } });
+    expect(during.some((r) => r.checkpointId !== null && r.checkpointStep === 2)).toBe(true);
+    expect(await store.listActiveRuns!()).toEqual([]);
+    expect(await service.interruptedTrainingRuns()).toEqual([]);
+  });
+
+  it('keeps the record of a run stopped because the page is leaving, with a checkpoint of its last step to resume', async () => {
+    const store = memoryTrainStore();
+    const service = await loaded(store);
+    const events: TrainEvent[] = [];
+    await service.startTraining(request(), (e) => {
+      events.push(e);
+      if (e.type === 'step' && e.metrics.step === 1) service.stopTraining({ leaving: true });
+    });
+    expect(events.filter((e) => e.type === 'phase').at(-1)).toMatchObject({ phase: 'stopped' });
+    const checkpoints = await service.listCheckpoints();
+    expect(checkpoints.map((c) => c.step)).toEqual([1]);
+    // A fresh page (a new service on the same storage) sees the interrupted run.
+    const next = await loaded(store);
+    const [record] = await next.interruptedTrainingRuns();
+    expect(record).toMatchObject({ step: 1, totalSteps: 3, checkpointId: checkpoints[0].id, checkpointStep: 1, model: 'toy-model' });
+    await next.resumeFromCheckpoint(record.checkpointId!, () => undefined);
+    expect(await next.interruptedTrainingRuns()).toEqual([]);
+  });
+
+  it('forgets the record of a run stopped by the user, and discards an interrupted one on request', async () => {
+    const store = memoryTrainStore();
+    const service = await loaded(store);
+    await service.startTraining(request(), (e) => {
+      if (e.type === 'step') service.stopTraining();
+    });
+    expect(await service.interruptedTrainingRuns()).toEqual([]);
+    expect((await service.listCheckpoints()).map((c) => c.step)).toEqual([1]); // resumable from where it stopped
+    await store.saveActiveRun!({ runId: 'old', request: request(), model: 'toy-model', source: null, step: 0, totalSteps: 3, checkpointId: null, checkpointStep: 0, startedAt: 1, updatedAt: 1 });
+    expect((await service.interruptedTrainingRuns()).map((r) => r.runId)).toEqual(['old']);
+    await service.discardInterruptedRun('old');
+    expect(await service.interruptedTrainingRuns()).toEqual([]);
+  });
+
+  it("reports 'paused' once the trainer has paused, and 'running' once it goes on", async () => {
+    const service = await loaded(memoryTrainStore());
+    const phases: string[] = [];
+    let paused = false;
+    await service.startTraining(request({ steps: 2 }), (e) => {
+      if (e.type === 'phase') phases.push(e.phase);
+      if (e.type === 'progress' && e.progress.activity === 'rollout' && !paused) {
+        paused = true;
+        service.pauseTraining();
+        expect(phases.at(-1)).toBe('running'); // not yet: it pauses at its next decode step
+      }
+      if (e.type === 'phase' && e.phase === 'paused') setTimeout(() => service.resumeTraining(), 0);
+    });
+    expect(phases).toEqual(['loading', 'running', 'paused', 'running', 'finished']);
+  });
+
+  it('records a picked folder by its name only', () => {
+    expect(recordedSource({ kind: 'files', files: [{ path: 'Qwen3-0.6B/config.json', data: new Uint8Array() }] })).toEqual({ kind: 'files', folder: 'Qwen3-0.6B' });
+    expect(recordedSource({ kind: 'hub', repo: 'Qwen/Qwen3-0.6B' })).toEqual({ kind: 'hub', repo: 'Qwen/Qwen3-0.6B' });
+    expect(recordedSource(undefined)).toBeNull();
+  });
+});
