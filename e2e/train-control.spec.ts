@@ -2,8 +2,8 @@
  * Training the page can be seen doing and stopped (issue 12, item 1), on a tiny random Qwen3 (e2e/llm-fixtures.ts)
  * in SwiftShader:
  *  - on this software adapter the view proposes smaller settings and says why, and applies them on one click;
- *  - the first progress text ("Evaluating before training: 0 of 2 episodes done…", with a bar) appears within
- *    seconds of Start;
+ *  - the first progress text ("Evaluating before training: 0 of 2 episodes done…", with a bar) and the first chart
+ *    point (generation speed) appear within seconds of Start;
  *  - Stop during that baseline evaluation says "Stopping…" at once and the run is stopped within seconds (the stop
  *    reaches the decode loop);
  *  - a reload during a run leaves the page responsive, and the Train view then says which run was interrupted and
@@ -81,6 +81,10 @@ test('Train: smaller settings proposed on SwiftShader; progress within seconds o
   const firstEvaluation = Date.now() - started;
   await expect(controls.getByRole('progressbar', { name: 'Run progress' })).toBeVisible();
   console.log(`[train-control] first progress text ${firstProgress} ms after Start; "Evaluating before training" after ${firstEvaluation} ms`);
+  // The first chart point comes from the generation itself, not from the end of a step.
+  const speedChart = page.getByRole('region', { name: 'Charts' }).getByRole('img', { name: /^Generation speed while it runs: \d+ points?; latest tokens\/s \d/ });
+  await expect(speedChart).toBeVisible({ timeout: FIRST_PROGRESS_MS });
+  console.log(`[train-control] first chart point ${Date.now() - started} ms after Start`);
   await shot('train-control-evaluating');
 
   // Stop during the baseline evaluation: "Stopping…" at once, stopped within seconds.

@@ -15,7 +15,7 @@
 import { createRng } from '../data/rng.ts';
 import type { GpuContext } from '../gpu/device.ts';
 import { GpuOutOfMemoryError } from '../gpu/errors.ts';
-import { QwenEngine, type TensorLike } from '../gpu/engine/qwen-engine.ts';
+import { PROMPT_PIECE_TOKENS, QwenEngine, type TensorLike } from '../gpu/engine/qwen-engine.ts';
 import { QwenTrainer, type LoraTensors } from '../gpu/engine/qwen-trainer.ts';
 import { checkSamplingParams } from '../gpu/kernels/sample.ts';
 import type { WeightFormat } from '../gpu/quant.ts';
@@ -54,8 +54,6 @@ export interface GpuTrainableModelOptions {
 
 const DEFAULT_GPU_MEMORY_BYTES = 4 * 1024 ** 3;
 const DEFAULT_LOGIT_CHUNK_ROWS = 64;
-/** SwiftShader runs a 128-token forward of the tiny test model in about a second; a GPU barely notices the split. */
-const DEFAULT_PREFILL_CHUNK_TOKENS = 128;
 
 /** One request of a decode wave: its slot, what it produced so far, and how many tokens it may add. */
 interface Live {
@@ -111,7 +109,7 @@ export class GpuTrainableModel implements CheckpointableModel {
       const adapter = createLoraAdapter(config, options.lora, createRng(options.seed));
       engine.loadLora(adapter.layers, loraScale(options.lora));
       const trainer = await QwenTrainer.create(engine);
-      return new GpuTrainableModel(config, engine, trainer, tokenizer, options.lora, options.prefillChunkTokens ?? DEFAULT_PREFILL_CHUNK_TOKENS);
+      return new GpuTrainableModel(config, engine, trainer, tokenizer, options.lora, options.prefillChunkTokens ?? PROMPT_PIECE_TOKENS);
     } catch (e) {
       engine.destroy();
       throw e;

@@ -25,7 +25,7 @@
  * created, so its runtime and WASM are never fetched.
  */
 import { acquireGpu, type GpuContext, type GpuState } from '../gpu/device.ts';
-import { QwenEngine } from '../gpu/engine/qwen-engine.ts';
+import { PROMPT_PIECE_TOKENS, QwenEngine } from '../gpu/engine/qwen-engine.ts';
 import type { WeightFormat } from '../gpu/quant.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadCheckpoint } from '../model/load.ts';
@@ -209,7 +209,8 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
     const started = performance.now();
     let prefillEnd = started;
     while (tokenIds.length < limit) {
-      const s = await engine.sample([{ slot: 0, ids: input, key: { seed, sequence: 0, step: tokenIds.length } }], sampling);
+      // The prompt in pieces, each its own submit: a reload or another tab never waits long behind one (SwiftShader).
+      const s = await engine.sample([{ slot: 0, ids: input, key: { seed, sequence: 0, step: tokenIds.length } }], sampling, { maxTokensPerForward: PROMPT_PIECE_TOKENS });
       if (tokenIds.length === 0) prefillEnd = performance.now();
       const token = s.tokens[0];
       tokenIds.push(token);

@@ -62,6 +62,8 @@ export interface TrainModelRequest {
   /** 0 = derive from the device's memory. */
   microBatchTokens: number;
   onProgress(loaded: number, total: number, message: string): void;
+  /** Aborted when the run is stopped while its model loads: the factory gives up between chunks and before the upload. */
+  signal?: AbortSignal;
 }
 
 /** The model held by the service, as training sees it. */
@@ -100,6 +102,8 @@ interface Run {
   history: TrainRunHistory;
   trainer: Trainer | null;
   stopRequested: boolean;
+  /** Aborts the model's loading when the run is stopped before it has a model. */
+  loadAbort: AbortController;
   pauseRequested: boolean;
   /** Stopped because the page is going away: its record stays, so the next page offers to resume the run. */
   leaving: boolean;
@@ -175,6 +179,7 @@ export class TrainService {
     const r = this.run;
     if (!r) return;
     r.stopRequested = true;
+    if (!r.trainer) r.loadAbort.abort(); // still loading: reading the weights again can take minutes
     r.leaving ||= options.leaving === true;
     r.trainer?.stop();
   }
@@ -220,7 +225,7 @@ export class TrainService {
   }
 
   private begin(fields: Pick<Run, 'runId' | 'adapterId' | 'request' | 'config' | 'history'>, emit: (e: TrainEvent) => void): Run {
-    const run: Run = { ...fields, phase: 'loading', step: 0, trainer: null, stopRequested: false, pauseRequested: false, leaving: false, checkpointStep: 0, record: null, emit };
+    const run: Run = { ...fields, phase: 'loading', step: 0, trainer: null, stopRequested: false, loadAbort: new AbortController(), pauseRequested: false, leaving: false, checkpointStep: 0, record: null, emit };
     this.run = run;
     return run;
   }
@@ -274,12 +279,14 @@ export class TrainService {
       const init = saved ? saved.adapter : r.request.initAdapterId ? (await this.deps.adapters.load(r.request.initAdapterId)).adapter : null;
       const lora: LoraConfig = init?.config ?? { rank: c.loraRank, alpha: c.loraAlpha, targetModules: [...c.loraTargets], dropout: 0, useRslora: false };
       this.deps.beforeSession?.();
+      r.loadAbort.signal.throwIfAborted(); // stopped already (caught below as a stop, not a failure)
       session = await base.createSession({
         lora,
         seed: c.seed,
         rolloutSlots: c.groupSize * c.promptsPerStep,
         contextTokens: c.maxEpisodeTokens,
         microBatchTokens: c.microBatchTokens,
+        signal: r.loadAbort.signal,
         onProgress: (loaded, total, message) => {
           r.emit({ type: 'phase', phase: 'loading', message, loaded, total });
           loading.update(loaded, total, `Loading ${base.label} for training: ${message}`);
@@ -320,6 +327,11 @@ export class TrainService {
       const result = await running;
       await this.end(r, base, model, result.stopped ? 'stopped' : 'finished');
     } catch (e) {
+      if (r.stopRequested && session === null) {
+        // Stopped while loading: not a failure, and nothing was trained (a resumed run's checkpoints stay).
+        this.setPhase(r, 'stopped', 'Stopped while the model was loading: nothing was trained.');
+        return;
+      }
       r.emit({ type: 'error', ...describeFailure(e, r, session) });
       this.setPhase(r, 'failed');
     } finally {

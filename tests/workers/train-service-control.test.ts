@@ -10,6 +10,7 @@ import type { TrainConfig } from '../../src/train/types.ts';
 import { DEFAULT_TRAIN_CONFIG } from '../../src/train/types.ts';
 import type { EnvApi } from '../../src/workers/env-api.ts';
 import type { ActiveRunRecord, TrainEvent, TrainStartRequest } from '../../src/workers/train-protocol.ts';
+import { LoadCancelledError } from '../../src/workers/llm-source.ts';
 import { recordedSource } from '../../src/workers/train-service.ts';
 import { memoryTrainStore, type TrainStore } from '../../src/workers/train-store.ts';
 import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
@@ -113,6 +114,40 @@ describe('EnvApi training: progress, the active-run record, stop and pause', () 
       if (e.type === 'phase' && e.phase === 'paused') setTimeout(() => service.resumeTraining(), 0);
     });
     expect(phases).toEqual(['loading', 'running', 'paused', 'running', 'finished']);
+  });
+
+  it('a stop while the model loads aborts the loading: the run ends stopped, not failed, and the next one can start', async () => {
+    const store = memoryTrainStore();
+    const service = await loaded(store);
+    const make = f.makeSession;
+    let signalled: AbortSignal | undefined;
+    // A load that only ends when it is aborted (as reading a big model again would take minutes).
+    f.makeSession = (r) => {
+      signalled = r.signal;
+      return new Promise((_resolve, reject) => r.signal?.addEventListener('abort', () => reject(new LoadCancelledError('toy-model'))));
+    };
+    const events: TrainEvent[] = [];
+    let stopped = false;
+    try {
+      await service.startTraining(request(), (e) => {
+        events.push(e);
+        // Once the reading has begun (its first 'phase' message comes from the service, the factory is called after).
+        if (e.type === 'phase' && e.phase === 'loading' && !stopped) {
+          stopped = true;
+          setTimeout(() => service.stopTraining(), 0);
+        }
+      });
+    } finally {
+      f.makeSession = make;
+    }
+    expect(signalled?.aborted).toBe(true);
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'phase', phase: 'stopped' });
+    expect(service.trainingStatus()).toEqual({ phase: 'idle' });
+    expect(await service.interruptedTrainingRuns()).toEqual([]);
+    const next: string[] = [];
+    await service.startTraining(request({ steps: 1 }), (e) => e.type === 'phase' && next.push(e.phase));
+    expect(next.at(-1)).toBe('finished');
   });
 
   it('records a picked folder by its name only', () => {

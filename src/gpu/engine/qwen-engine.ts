@@ -92,6 +92,12 @@ export interface SubmitOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The prompt piece the page's generation uses (`maxTokensPerForward`) for training and for Watch/Evaluate: SwiftShader
+ * runs a 128-token forward of the tiny test model in about a second; a GPU barely notices the split.
+ */
+export const PROMPT_PIECE_TOKENS = 128;
+
 /** What one forward hands back for its wanted rows: their logits, or their sampler results (rows, 4). */
 type ForwardResult = { kind: 'logits'; rows: Float32Array } | { kind: 'sampled'; rows: Uint32Array };
 

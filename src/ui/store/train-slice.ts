@@ -12,6 +12,7 @@
  * Compare are read again, since the worker registers the trained adapter as a policy.
  */
 import type { StateCreator } from 'zustand';
+import { nextSpeedPoints, type SpeedPoint } from '../train/live-speed.ts';
 import type { EvalPoint, StepMetrics, TraceEntry, TrainAlgo, TrainConfig, TrainProgress } from '../../train/types.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
 import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, TrainEvent, TrainPhase } from '../../workers/train-protocol.ts';
@@ -60,6 +61,10 @@ export interface TrainRunView {
   progress: TrainProgress | null;
   /** A control clicked and not yet carried out (shown at once as "Stopping…" / "Pausing…" / "Resuming…"). */
   pending: 'stop' | 'pause' | 'resume' | null;
+  /** When the run started on this page (ms, `Date.now()`): the x origin of `speed`. */
+  startedAtMs: number;
+  /** Generation speed while the run works (live-speed.ts): the first chart point, within seconds of the first tokens. */
+  speed: readonly SpeedPoint[];
 }
 
 export interface TrainSlice {
@@ -112,7 +117,7 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
         break;
       }
       case 'progress':
-        set({ trainRun: { ...run, progress: event.progress } });
+        set({ trainRun: { ...run, progress: event.progress, speed: nextSpeedPoints(run.speed, event.progress, (Date.now() - run.startedAtMs) / 1000) } });
         break;
       case 'step':
         set({ trainRun: { ...run, metrics: [...run.metrics, event.metrics] } });
@@ -139,7 +144,7 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
   }
 
   function newRun(dataset: string, config: TrainConfig, runId: string | null): TrainRunView {
-    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null, progress: null, pending: null };
+    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null, progress: null, pending: null, startedAtMs: Date.now(), speed: [] };
   }
 
   /** Runs a control call; its failure is a notice (the run's own failures come as events). */

@@ -23,8 +23,9 @@ export interface Series<T> {
 export interface LiveChartProps<T> {
   title: string;
   rows: readonly T[];
-  /** The x of a row (its step). */
+  /** The x of a row (its step, unless `xTitle` says otherwise). */
   x: (row: T) => number;
+  xTitle?: string;
   series: ReadonlyArray<Series<T>>;
   yTitle: string;
   /** Digits of the latest values in the accessible name. */
@@ -69,7 +70,7 @@ function appendRows<T>(chart: Chart<'line', Point[]>, drawn: { first: T | undefi
   chart.update('none');
 }
 
-export function LiveChart<T>({ title, rows, x, series, yTitle, digits = 3, yMax, colors }: LiveChartProps<T>) {
+export function LiveChart<T>({ title, rows, x, series, yTitle, xTitle = 'step', digits = 3, yMax, colors }: LiveChartProps<T>) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const chart = useRef<Chart<'line', Point[]> | null>(null);
   const drawn = useRef<{ first: T | undefined; count: number }>({ first: undefined, count: 0 });
@@ -98,7 +99,7 @@ export function LiveChart<T>({ title, rows, x, series, yTitle, digits = 3, yMax,
         normalized: true,
         plugins: { legend: { display: series.length > 1, labels: { color: colors.fg, boxWidth: 12 } } },
         scales: {
-          x: { type: 'linear', title: { display: true, text: 'step', color: colors.muted }, ticks: { color: colors.muted, precision: 0 }, grid: { color: colors.border } },
+          x: { type: 'linear', title: { display: true, text: xTitle, color: colors.muted }, ticks: { color: colors.muted, precision: 0 }, grid: { color: colors.border } },
           y: { type: 'linear', ...(yMax !== undefined && { min: 0, max: yMax }), title: { display: true, text: yTitle, color: colors.muted }, ticks: { color: colors.muted }, grid: { color: colors.border } },
         },
       },
@@ -109,11 +110,11 @@ export function LiveChart<T>({ title, rows, x, series, yTitle, digits = 3, yMax,
       created.destroy();
       chart.current = null;
     };
-  }, [colors, series, yTitle, yMax]);
+  }, [colors, series, yTitle, xTitle, yMax]);
 
   useEffect(() => {
     if (chart.current) appendRows(chart.current, drawn.current, rows, x, series);
-  }, [rows, x, series, colors, yTitle, yMax]);
+  }, [rows, x, series, colors, yTitle, xTitle, yMax]);
 
   const label = describe(title, rows, series, digits);
   return (

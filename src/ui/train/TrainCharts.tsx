@@ -1,5 +1,6 @@
 /**
- * The live charts of the run on screen: each reward component and the weighted total per step, the loss, success
+ * The live charts of the run on screen: generation speed while the run works (from its progress events, so the first
+ * point comes within seconds of the first tokens, long before a step ends: live-speed.ts), each reward component and the weighted total per step, the loss, success
  * on the train and eval samples (one chart, from the evaluations), tokens per second, seconds per step (rollout vs
  * update) and GPU memory in use; above them the latest figures and the ETA. The summary names whose reward and
  * success it shows (the model's rollouts, or in SFT the Oracle's demonstrations) beside the model's own success in
@@ -12,6 +13,7 @@ import { useThemeColors } from '../evaluate/useThemeColors.ts';
 import { formatBytes } from '../../model/cache.ts';
 import { useStore } from '../store/store.ts';
 import { LiveChart, type Series } from './LiveChart.tsx';
+import type { SpeedPoint } from './live-speed.ts';
 import { modelEvaluationFigure, stepEpisodesFigure } from './run-summary.ts';
 import { tip } from '../help/glossary.ts';
 
@@ -34,6 +36,8 @@ const TIME: ReadonlyArray<Series<StepMetrics>> = [
   { label: 'update', color: 'warn', value: (m) => m.seconds.update },
   { label: 'total', color: 'muted', value: (m) => m.seconds.total, dashed: true },
 ];
+const LIVE_SPEED: ReadonlyArray<Series<SpeedPoint>> = [{ label: 'tokens/s', color: 'accent', value: (p) => p.tokensPerSecond }];
+const secondsOf = (p: SpeedPoint): number => p.seconds;
 const MEMORY: ReadonlyArray<Series<StepMetrics>> = [{ label: 'MB', color: 'accent', value: (m) => (m.gpuBytes === null ? null : m.gpuBytes / 1e6) }];
 
 /** The step's optimizer and GRPO details, those it has. */
@@ -109,6 +113,7 @@ export function TrainCharts() {
       <h3>Charts</h3>
       {last ? <Figures last={last} lastEval={evals.at(-1)} totalSteps={run.totalSteps} /> : <p className="meta">The first step’s figures appear when it ends.</p>}
       <div className="train-chart-grid">
+        <LiveChart title="Generation speed while it runs" rows={run.speed} x={secondsOf} xTitle="seconds since start" series={LIVE_SPEED} yTitle="tokens/s" digits={1} colors={colors} />
         <LiveChart title={grpo ? 'Reward per step' : 'Oracle demonstrations’ reward per step'} rows={metrics} x={stepOf} series={REWARD} yTitle="mean reward" colors={colors} />
         <LiveChart title="Loss" rows={metrics} x={stepOf} series={LOSS} yTitle={grpo ? 'policy loss per token' : 'NLL per token'} digits={4} colors={colors} />
         <LiveChart title="Success rate (train vs eval)" rows={evals} x={stepOf} series={SUCCESS} yTitle="success (%)" digits={0} yMax={100} colors={colors} />
