@@ -22,6 +22,28 @@ async function zooDatabase(): Promise<Uint8Array> {
 
 const datasetPicker = (page: Page) => page.getByRole('combobox', { name: 'Dataset' });
 
+/** A one-question Spider zip (dev.json + one database), in the official layout. */
+async function tinySpiderZip(): Promise<Uint8Array> {
+  const dev = [{ db_id: 'zoo', question: 'How many pets are there?', query: 'SELECT count(*) FROM pets' }];
+  return zipSync({ 'spider/dev.json': new TextEncoder().encode(JSON.stringify(dev)), 'spider/database/zoo/zoo.sqlite': await zooDatabase() });
+}
+
+/** The name an import of Spider gets on this build: "spider", or "spider-2" when the build bundles one. */
+async function expectedSpiderName(page: Page): Promise<string> {
+  const { bundles } = (await (await page.request.get('bundles/index.json')).json()) as { bundles: string[] };
+  return bundles.includes('spider') ? 'spider-2' : 'spider';
+}
+
+/** Imports the tiny Spider zip from the Data view under its proposed name. */
+async function importTinySpider(page: Page, name: string): Promise<void> {
+  await openView(page, '#/data');
+  await page.getByLabel('Choose a Spider zip').setInputFiles({ name: 'spider.zip', mimeType: 'application/zip', buffer: Buffer.from(await tinySpiderZip()) });
+  await expect(page.getByRole('textbox', { name: 'Dataset name' })).toHaveValue(name);
+  await expect(page.getByRole('button', { name: 'Import', exact: true })).toBeEnabled();
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Imported ${name}:` })).toContainText('1 question on 1 database');
+}
+
 test('a file opened for free play keeps its own context: Train, Evaluate and Watch still use the demo', async ({ page, shot }) => {
   await openView(page, '#/data');
   await expect(datasetPicker(page)).toHaveValue('demo');
@@ -68,29 +90,22 @@ test('a file opened for free play keeps its own context: Train, Evaluate and Wat
 
 test('an imported Spider is called "spider" unless the build bundles one', async ({ page }) => {
   const { bundles } = (await (await page.request.get('bundles/index.json')).json()) as { bundles: string[] };
-  const expected = bundles.includes('spider') ? 'spider-2' : 'spider';
-  const dev = [{ db_id: 'zoo', question: 'How many pets are there?', query: 'SELECT count(*) FROM pets' }];
-  const zip = zipSync({ 'spider/dev.json': new TextEncoder().encode(JSON.stringify(dev)), 'spider/database/zoo/zoo.sqlite': await zooDatabase() });
+  const expected = await expectedSpiderName(page);
   await openView(page, '#/data');
   for (const name of bundles) await expect(datasetPicker(page).getByRole('option', { name, exact: true })).toHaveCount(1);
-  await page.getByLabel('Choose a Spider zip').setInputFiles({ name: 'spider.zip', mimeType: 'application/zip', buffer: Buffer.from(zip) });
-  await expect(page.getByRole('textbox', { name: 'Dataset name' })).toHaveValue(expected);
-  await expect(page.getByRole('button', { name: 'Import', exact: true })).toBeEnabled();
-  await page.getByRole('button', { name: 'Import', exact: true }).click();
-  await expect(page.getByRole('status').filter({ hasText: `Imported ${expected}:` })).toContainText('1 question on 1 database');
+  await importTinySpider(page, expected);
   await expect(datasetPicker(page).getByRole('option', { name: expected, exact: true })).toHaveCount(1);
 });
 
 test("choosing a dataset in the header during free play leaves free play for that dataset", async ({ page }) => {
-  const { bundles } = (await (await page.request.get('bundles/index.json')).json()) as { bundles: string[] };
-  const other = bundles.find((b) => b !== 'demo');
-  test.skip(other === undefined, 'only the demo is built: the header has no other dataset to choose');
-  await openView(page, '#/data');
+  // A second dataset for the header, whatever the build bundles.
+  const other = await expectedSpiderName(page);
+  await importTinySpider(page, other);
   await page.getByLabel('Choose a SQLite file').setInputFiles({ name: 'Pets.sqlite', mimeType: 'application/octet-stream', buffer: Buffer.from(await zooDatabase()) });
   await expect(page).toHaveURL(/#\/play\?free=pets&q=/);
   await expect(page.getByRole('region', { name: 'Question' })).toContainText('Free play on Pets.sqlite');
   await expect(datasetPicker(page).getByRole('option', { name: other, exact: true })).toHaveCount(1);
-  await datasetPicker(page).selectOption(other ?? '');
+  await datasetPicker(page).selectOption(other);
   await expect(page).toHaveURL(new RegExp(`#/play\\?dataset=${other}&q=`));
   await expect(page.getByRole('region', { name: 'Question' })).toContainText('difficulty');
 });

@@ -14,6 +14,7 @@ import { parseAction } from '../../src/env/actions.ts';
 import { answerInterpretations, answerMatches, normalizeText, readNumber, splitCells } from '../../src/env/answer.ts';
 import type { ResultTable } from '../../src/env/verifier.ts';
 import { parseCompletion } from '../../src/policies/llm/parse.ts';
+import { bestMsPerCall } from '../fixtures/time-per-call.ts';
 
 /**
  * Largest allowed time ratio for a 10× larger input. Linear code gives ~10, and up to ~21 where an input crosses the
@@ -24,21 +25,7 @@ const RATIO_LIMIT = 30;
 const RUN_MS = 10;
 
 /** Mean time of one call in ms, the best of 3 runs. */
-function timeCall(f: () => unknown): number {
-  let best = Infinity;
-  for (let run = 0; run < 3; run++) {
-    let calls = 0;
-    const start = performance.now();
-    let elapsed: number;
-    do {
-      f();
-      calls++;
-      elapsed = performance.now() - start;
-    } while (elapsed < RUN_MS);
-    best = Math.min(best, elapsed / calls);
-  }
-  return best;
-}
+const timeCall = (f: () => unknown): number => bestMsPerCall(f, 3, RUN_MS);
 
 interface Probe {
   sizes: number[];

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { answerMatches } from '../../src/env/answer.ts';
 import type { ResultTable } from '../../src/env/verifier.ts';
 import { MAX_TABLE_CHARS, readAnswer, splitRecords, type AnswerReading, type TableReading } from '../../src/ui/play/answer-table.ts';
+import { bestMsPerCall } from '../fixtures/time-per-call.ts';
 
 function table(reading: AnswerReading): TableReading {
   if (reading.kind !== 'table') throw new Error(`expected a table, got ${reading.kind}`);
@@ -163,22 +164,8 @@ describe('the ANSWER it makes, judged by the environment', () => {
 });
 
 describe('linear time on hostile pastes', () => {
-  /** Time of one call in ms: the best of 5 runs, each repeating the call until 10 ms have passed (timer noise). */
-  function time(f: () => unknown): number {
-    let best = Infinity;
-    for (let run = 0; run < 5; run++) {
-      let calls = 0;
-      const start = performance.now();
-      let elapsed: number;
-      do {
-        f();
-        calls++;
-        elapsed = performance.now() - start;
-      } while (elapsed < 10);
-      best = Math.min(best, elapsed / calls);
-    }
-    return best;
-  }
+  /** Time of one call in ms: the best of 5 runs of at least 10 ms each. */
+  const time = (f: () => unknown): number => bestMsPerCall(f, 5);
   const fill = (s: string, n: number): string => s.repeat(Math.ceil(n / s.length)).slice(0, n);
   const families: Array<[string, (n: number) => string]> = [
     ['quotes', (n) => fill('"', n) + '\nx'],
