@@ -27,10 +27,16 @@ export function routeHash(view: View, params: RouteParams = {}): string {
   return `#/${view}${text ? `?${text}` : ''}`;
 }
 
-/** Changes the route; `replace` keeps the history entry (for state that is not a navigation, such as a new seed). */
+/**
+ * Changes the route; `replace` keeps the history entry (for state that is not a navigation, such as a new seed) and
+ * applies only while `view` is still the one on screen.
+ */
 export function navigate(view: View, params: RouteParams = {}, options: { replace?: boolean } = {}): void {
   const hash = routeHash(view, params);
   if (options.replace) {
+    // A replace rewrites the state of the view on screen; it never takes the person back to a view they have left
+    // (Play's first episode resolving just after a click on another view's link would otherwise undo the click).
+    if (parseHash(location.hash).view !== view) return;
     history.replaceState(null, '', hash);
     window.dispatchEvent(new HashChangeEvent('hashchange'));
   } else {
