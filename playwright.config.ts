@@ -21,14 +21,14 @@ export const E2E_JSON_REPORT = '.cache/reports/playwright.json';
 /** Overridable so that several people (or helpers) can test separate builds at once: E2E_DIST=dist-x E2E_PORT=4180. */
 const PORT = Number(process.env.E2E_PORT ?? 4173);
 const DIST = process.env.E2E_DIST ?? 'dist';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Features Playwright 1.65 enables itself (its chromiumSwitches); kept when we add ours. */
 const PLAYWRIGHT_FEATURES = ['CDPScreenshotNewSurface', 'SkipListAccountsWithoutGaiaCookies'];
 /** Chromium features this project needs on top; add here, never as a second `--enable-features` flag. */
 const PROJECT_FEATURES: string[] = [];
 
-const chromiumArgs = [
+export const chromiumArgs = [
   '--no-sandbox',
   '--disable-background-networking',
   '--disable-component-update',

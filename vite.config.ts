@@ -26,8 +26,11 @@ export default defineConfig({
       manifest: false,
       workbox: {
         globPatterns: ['**/*.{html,js,css,wasm,json,sqlite,svg}'],
-        // ONNX Runtime's WASM comes with transformers.js, whose tokenizer alone the app uses: never precached.
+        // ONNX Runtime's WASM (26 MB, emitted from src/workers/env.worker.ts's `?url` import) is needed only by the
+        // transformers.js backend: not precached for every visitor, but kept once fetched (runtimeCaching below), so
+        // that backend works offline after its first load.
         globIgnores: ['**/ort-wasm*.wasm'],
+        runtimeCaching: [{ urlPattern: /\/ort-wasm[^/]*\.wasm$/, handler: 'CacheFirst', options: { cacheName: 'sqlenv-ort-wasm' } }],
         // Data bundles and sql.js's WASM are larger than Workbox's 2 MiB default.
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
         navigateFallback: null,

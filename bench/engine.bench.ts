@@ -2,8 +2,8 @@
  * `npm run bench:engine`: the WebGPU engine's speed and its hardware-independent counts, and its decode speed next
  * to transformers.js on the same weights.
  *
- *   tsx bench/engine.bench.ts [--model DIR] [--batch B] [--prompt T] [--decode N] [--quant f16|q8|q4] [--context S]
- *     [--rounds R] [--no-transformers]
+ *   tsx bench/engine.bench.ts [--model DIR] [--batch B] [--prompt T] [--decode N] [--quant f16|q8|q4|q4m] [--context S]
+ *     [--rounds R] [--no-transformers] [--turns N] [--no-reuse] [--episodes E] [--json]
  *
  * Without --model a tiny Qwen3 (scripts/make-tiny-model.ts defaults, seed 0) is written to a temp dir. The page
  * (bench/engine/page.ts, bundled by e2e/model/bundle.ts) runs in Debian's headless Chromium with
@@ -14,13 +14,23 @@
  *    reported as ratios);
  *  - GPU dispatches per decode step and per decoded token, from the engine's own count (`lastStepDispatches`), and
  *    queue submits per step, counted by wrapping `device.queue.submit` in the page;
+ *  - dispatches per decoded token (B = 1) at the real Qwen3-0.6B and Qwen2.5-0.5B-Instruct shapes, fused (the
+ *    engine's default forward) and unfused, per layer and in all, with the submits of that step (measure.ts
+ *    `countShapeDispatches`: engines of 1 and 2 layers at the real widths, zero weights, one decode step each);
  *  - in the same browser run, batch 1, greedy, the same T-token prompt and N decode steps: the engine's decode
  *    tokens/s and transformers.js's (WASM backend, fp32) on an ONNX copy of the same weights written by
  *    src/model/onnx/qwen.ts into a temp dir, timed in R alternating rounds (default 3; medians), and their ratio;
  *    whether the greedy tokens agree (they should with f16 weights). Skipped, with the
  *    reason, when the copy cannot be made (a model over protobuf's 2 GiB in f32) or with --no-transformers;
+ *  - KV reuse across turns (bench/engine/episodes.ts, in Node on Dawn, tiny Qwen3 playing demo episodes through the
+ *    page's own LlmPolicy + BatchedGenerator): prefill tokens by turn of one --turns-step episode (default 3; --no-reuse skips)
+ *    with the slot's cache kept, and with a full re-prefill per turn (before); with --episodes E (default 0: skipped,
+ *    it takes minutes on SwiftShader) also Evaluate's wall time for 1 episode, E at B = E and E at B = 1;
+ *  - the weight formats' error per matrix kind (bench/engine/formats.ts, CPU, ~10 s; the end-to-end table over a
+ *    28-layer model is `npm run bench:formats`);
  *  - the GPU memory planned for Qwen3-0.6B and Qwen2.5-0.5B-Instruct per weight format, KV cache for --context
  *    (default 2048) and --batch, and the total (memory-plan.ts, from the configs, no weights).
+ * With --json the run ends with ONE line of JSON holding its figures (`BenchJson`).
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -28,7 +38,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseCliArgs, runCli, UsageError, withChromium } from '../e2e/model/serve.ts';
 import type { SamplingParams } from '../src/gpu/kernels/sample.ts';
-import type { WeightFormat } from '../src/gpu/quant.ts';
+import { DEFAULT_DECODE_WEIGHTS, WEIGHT_FORMATS, type WeightFormat } from '../src/gpu/quant.ts';
+import { medianFigures, speedRatios, type SpeedFigures } from '../src/workers/engine-speed.ts';
+import { runEpisodesBench, type EpisodesBenchResult } from './engine/episodes.ts';
+import { formatsLines, measureFormats, type TensorErrorRow } from './engine/formats.ts';
 import { createRng } from '../src/data/rng.ts';
 import { writeTinyModel } from '../src/model/files-node.ts';
 import { exportOnnxFolder } from '../src/model/onnx/folder-node.ts';
@@ -37,12 +50,12 @@ import { tinyModelConfig } from '../src/model/tiny-model.ts';
 import { formatBytes } from '../src/gpu/memory-plan.ts';
 import { memoryLines } from './engine/memory.ts';
 import type { EngineBenchResult } from './engine/measure.ts';
-import type { VersusResult } from './engine/page.ts';
-import type { GenerationTiming } from './engine/transformers-decode.ts';
+import type { CountShape, ShapeCounts, VersusResult } from './engine/page.ts';
+import { benchFigures, type GenerationTiming } from './engine/transformers-decode.ts';
 
 const USAGE =
-  'usage: npm run bench:engine -- [--model DIR] [--batch B] [--prompt T] [--decode N] [--quant f16|q8|q4] [--context S] [--rounds R] [--no-transformers]';
-const QUANTS: readonly WeightFormat[] = ['f16', 'q8', 'q4'];
+  'usage: npm run bench:engine -- [--model DIR] [--batch B] [--prompt T] [--decode N] [--quant f16|q8|q4|q4m] [--context S] [--rounds R] [--no-transformers] [--turns N] [--no-reuse] [--episodes E] [--json]';
+const QUANTS = WEIGHT_FORMATS;
 const ENTRY = 'bench/engine/page.ts';
 const TITLE = 'engine-bench';
 /** Qwen3's generation config (temperature 0.6, top-k 20, top-p 0.95): the cuts are exercised, as in real sampling. */
@@ -57,12 +70,40 @@ interface Args {
   context: number;
   transformers: boolean;
   rounds: number;
+  turns: number;
+  episodes: number;
+  reuse: boolean;
+  json: boolean;
+}
+
+/** The one JSON line `--json` ends the run with. */
+interface BenchJson {
+  bench: 'engine';
+  quant: WeightFormat;
+  /** Per decoded token at B = 1, by model shape: the engine's forward (fused) and the unfused one. */
+  dispatchesPerToken: Record<CountShape, number>;
+  dispatchesPerLayer: Record<CountShape, number>;
+  unfusedDispatchesPerToken: Record<CountShape, number>;
+  unfusedDispatchesPerLayer: Record<CountShape, number>;
+  /** Queue submits per decode step (the tiny model's measured steps). */
+  submitsPerDecodeStep: number;
+  /** Prompt tokens the engine computed at turns 1..N of a demo episode with KV reuse (null with --no-reuse). */
+  prefillTokensByTurn: number[] | null;
+  /** The same turns with a full re-prefill each (the engine before KV reuse). */
+  prefillTokensByTurnFullReprefill: number[] | null;
+  /** Evaluate's wall times and their ratio (with --episodes E). */
+  evaluate: Pick<EpisodesBenchResult, 'evaluate' | 'batchedOverOne'> | null;
+  tiny: { batch: number; dispatchesPerDecodeStep: number; prefillTokensPerSecond: number; decodeTokensPerSecond: number };
+  /** The Engines panel's figures for both backends (medians) and engine ÷ transformers.js. */
+  versus: { engine: SpeedFigures; transformers: SpeedFigures; ratios: ReturnType<typeof speedRatios> } | null;
+  /** Relative error of W·x per matrix kind and format. */
+  formats: TensorErrorRow[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a = parseCliArgs(argv, USAGE, { switches: ['no-transformers'] });
+  const a = parseCliArgs(argv, USAGE, { switches: ['no-transformers', 'no-reuse', 'json'] });
   const model = a.string('model') ?? null;
-  const quant = a.string('quant') ?? 'q4';
+  const quant = a.string('quant') ?? DEFAULT_DECODE_WEIGHTS;
   if (!QUANTS.includes(quant as WeightFormat)) throw new UsageError(`--quant must be one of ${QUANTS.join('|')}, not '${quant}'`);
   const args = {
     model,
@@ -73,6 +114,10 @@ function parseArgs(argv: readonly string[]): Args {
     context: a.int('context', 2048),
     transformers: !a.flag('no-transformers'),
     rounds: a.int('rounds', 3),
+    turns: a.int('turns', 3),
+    episodes: a.int('episodes') ?? 0,
+    reuse: !a.flag('no-reuse'),
+    json: a.flag('json'),
   };
   a.done();
   return args;
@@ -135,34 +180,49 @@ function printEngine(r: EngineBenchResult, args: Args): void {
   );
 }
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
+function printCounts(c: ShapeCounts, args: Args): void {
+  console.log(`dispatches per decoded token at the real shapes (B=1, ${args.quant}; engines of 1 and 2 layers at full width, zero weights):`);
+  for (const [shape, { fused, unfused }] of Object.entries(c)) {
+    console.log(
+      `  ${shape.padEnd(13)} fused ${fused.perToken} (${fused.perLayer} per layer + ${fused.other}), unfused ${unfused.perToken} (${unfused.perLayer} per layer + ${unfused.other}); ` +
+        `queue submits per step ${fused.submits} fused, ${unfused.submits} unfused`,
+    );
+  }
+}
+
+/** The head-to-head as the Engines panel shows it (src/workers/engine-speed.ts: the same figures, medians, ratios). */
+function versusFigures(v: VersusResult, args: Args) {
+  const engine = medianFigures(v.engine.map((t) => benchFigures(args.prompt, t)));
+  const transformers = medianFigures(v.transformers.map((t) => benchFigures(args.prompt, t)));
+  return { engine, transformers, ratios: speedRatios(engine, transformers) };
+}
 
 function printVersus(v: VersusResult, args: Args, onnxBytes: number): void {
   const N = args.decode;
-  const eMs = median(v.engine.map((t) => t.decodeMs));
-  const tMs = median(v.transformers.map((t) => t.decodeMs));
+  const { engine, transformers, ratios } = versusFigures(v, args);
   const perToken = (ts: readonly GenerationTiming[]) => ts.map((t) => (t.decodeMs / N).toFixed(1)).join(', ');
-  const prefill = (ts: readonly GenerationTiming[]) => median(ts.map((t) => t.prefillMs)).toFixed(0);
   const e = v.engine[0].tokens;
   const agree = e.filter((id, i) => id === v.transformers[0].tokens[i]).length;
   const info = v.transformersInfo;
-  console.log(`head-to-head, B=1, greedy, prompt=${args.prompt}, ${N} decode steps, same weights, ${args.rounds} alternating rounds (medians):`);
-  console.log(`  ${`engine (WebGPU, ${args.quant}):`.padEnd(34)} decode ${rate(N, eMs)} (ms per token by round: ${perToken(v.engine)}; prefill ${prefill(v.engine)} ms)`);
+  const row = (f: SpeedFigures) =>
+    `time to first token ${f.ttftMs.toFixed(0)} ms, prefill ${f.prefillTokensPerSecond.toFixed(1)} tokens/s, decode ${f.decodeTokensPerSecond === null ? '—' : `${f.decodeTokensPerSecond.toFixed(1)} tokens/s`}`;
+  console.log(`head-to-head (the Engines panel's figures), B=1, greedy, prompt=${args.prompt}, ${N} decode steps, same weights, ${args.rounds} alternating rounds (medians):`);
+  console.log(`  ${`engine (WebGPU, ${args.quant}):`.padEnd(34)} ${row(engine)} (ms per token by round: ${perToken(v.engine)})`);
   console.log(
-    `  transformers.js (WASM, fp32 ONNX): decode ${rate(N, tMs)} (ms per token by round: ${perToken(v.transformers)}; prefill ${prefill(v.transformers)} ms; ` +
+    `  ${'transformers.js (WASM, fp32 ONNX):'.padEnd(34)} ${row(transformers)} (ms per token by round: ${perToken(v.transformers)}; ` +
       `onnxruntime-web ${info.ortVersion}, ${info.threads} thread${info.threads === 1 ? '' : 's'}${info.crossOriginIsolated ? '' : ' (page not cross-origin isolated)'}; ` +
       `model ${(onnxBytes / 1e6).toFixed(1)} MB, loaded in ${(info.loadMs / 1000).toFixed(2)} s)`,
   );
   const note = args.quant === 'f16' ? '' : ` (${args.quant} weights: not expected to equal the fp32 model's)`;
-  console.log(`  ratio, engine / transformers.js decode speed: ${(tMs / eMs).toFixed(2)}×; greedy tokens equal: ${agree}/${e.length}${note}`);
+  const x = (r: number | null) => (r === null ? '—' : `${r.toFixed(2)}×`);
+  console.log(`  engine / transformers.js: decode ${x(ratios.decode)}, prefill ${x(ratios.prefill)}, time to first token ${x(ratios.ttft)}; greedy tokens equal: ${agree}/${e.length}${note}`);
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const temp = await mkdtemp(join(tmpdir(), 'bench-engine-'));
+  // Filled inside the browser run (a holder, so the callback's writes are seen after it).
+  const out: { json: BenchJson | null } = { json: null };
   let dir = args.model;
   if (dir === null) {
     dir = join(temp, 'model');
@@ -183,6 +243,31 @@ async function main(): Promise<void> {
       const r = await page.evaluate(([url, o]) => window.engineBench!.run(url, o), [`${origin}/model`, options] as const);
       if ('error' in r) throw new Error(`WebGPU engine (${args.quant}): ${r.error.name}: ${r.error.message}`);
       printEngine(r, args);
+      const counts = await page.evaluate((q) => window.engineBench!.counts(q), args.quant);
+      if ('error' in counts) throw new Error(`dispatch counts: ${counts.error.name}: ${counts.error.message}`);
+      printCounts(counts, args);
+      const byShape = (f: (c: ShapeCounts[CountShape]) => number) => Object.fromEntries(Object.entries(counts).map(([k, c]) => [k, f(c)])) as Record<CountShape, number>;
+      const steps = r.decode.dispatchesPerStep;
+      out.json = {
+        bench: 'engine',
+        quant: args.quant,
+        dispatchesPerToken: byShape((c) => c.fused.perToken),
+        dispatchesPerLayer: byShape((c) => c.fused.perLayer),
+        unfusedDispatchesPerToken: byShape((c) => c.unfused.perToken),
+        unfusedDispatchesPerLayer: byShape((c) => c.unfused.perLayer),
+        submitsPerDecodeStep: Math.max(...r.decode.submitsPerStep),
+        prefillTokensByTurn: null,
+        prefillTokensByTurnFullReprefill: null,
+        evaluate: null,
+        formats: [],
+        tiny: {
+          batch: args.batch,
+          dispatchesPerDecodeStep: steps.reduce((a, b) => a + b, 0) / steps.length,
+          prefillTokensPerSecond: (r.prefill.tokens * 1000) / r.prefill.ms,
+          decodeTokensPerSecond: (r.decode.tokens * 1000) / r.decode.ms,
+        },
+        versus: null,
+      };
       if (!copy.ok) {
         console.log(`transformers.js decode: not measured (${copy.reason})`);
         return;
@@ -191,12 +276,24 @@ async function main(): Promise<void> {
       const v = await page.evaluate(([url, o]) => window.engineBench!.versus(url, o), [`${origin}/model`, vo] as const);
       if ('error' in v) throw new Error(`head-to-head: ${v.error.name}: ${v.error.message}`);
       printVersus(v, args, copy.bytes);
+      out.json = out.json && { ...out.json, versus: versusFigures(v, args) };
     });
     console.log(`browser run: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
+  const json = out.json;
+  if (args.reuse && json) {
+    const episodes = await runEpisodesBench({ turns: args.turns, newTokens: 8, episodes: args.episodes });
+    json.prefillTokensByTurn = episodes.prefillTokensByTurn;
+    json.prefillTokensByTurnFullReprefill = episodes.prefillTokensByTurnFullReprefill;
+    json.evaluate = episodes.evaluate ? { evaluate: episodes.evaluate, batchedOverOne: episodes.batchedOverOne } : null;
+  }
+  const formats = await measureFormats(null, { endToEnd: null });
+  for (const line of formatsLines(formats)) console.log(line);
+  if (json) json.formats = formats.tensors;
   for (const line of memoryLines(args.batch, args.context)) console.log(line);
+  if (args.json && json) console.log(JSON.stringify(json));
 }
 
 runCli(main, USAGE);

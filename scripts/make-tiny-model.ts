@@ -6,23 +6,31 @@
  *
  *   tsx scripts/make-tiny-model.ts --out DIR [--arch qwen3|qwen2] [--layers N] [--hidden N] [--heads N]
  *     [--kv-heads N] [--head-dim N] [--intermediate N] [--tied true|false] [--dtype f32|bf16|f16] [--seed S]
+ *     [--onnx fp32,q4,q4f16]
+ *
+ * `--onnx` also writes the onnx-community layout (`onnx/model.onnx`, `model_q4.onnx`, `model_q4f16.onnx`: onnxruntime contrib ops,
+ * see src/model/onnx/community.ts) from the same weights, so one folder serves the engine and transformers.js.
  */
 import { parseCliArgs, runCli, UsageError } from '../e2e/model/serve.ts';
 import { createRng } from '../src/data/rng.ts';
 import { writeTinyModel } from '../src/model/files-node.ts';
+import type { CommunityDtype } from '../src/model/onnx/community.ts';
+import { parseCommunityDtypes, writeCommunityOnnxForFolder } from '../src/model/onnx/community-node.ts';
+import { OnnxExportError } from '../src/model/onnx/qwen.ts';
 import type { SafetensorsDtype } from '../src/model/safetensors.ts';
 import { DEFAULT_TINY_OPTIONS, tinyModelConfig, TinyModelOptionsError, type TinyModelOptions } from '../src/model/tiny-model.ts';
 import { parameterCount } from '../src/model/weights.ts';
 
 const USAGE =
   'usage: npm run model:tiny -- --out DIR [--arch qwen3|qwen2] [--layers N] [--hidden N] [--heads N] [--kv-heads N]\n' +
-  '         [--head-dim N] [--intermediate N] [--tied true|false] [--dtype f32|bf16|f16] [--seed S]';
+  '         [--head-dim N] [--intermediate N] [--tied true|false] [--dtype f32|bf16|f16] [--seed S] [--onnx fp32,q4,q4f16]';
 
 interface Args {
   out: string;
   options: TinyModelOptions;
   dtype: SafetensorsDtype;
   seed: number;
+  onnx: CommunityDtype[];
 }
 
 const DTYPES: Record<string, SafetensorsDtype> = { f32: 'F32', bf16: 'BF16', f16: 'F16' };
@@ -51,8 +59,9 @@ function parseArgs(argv: readonly string[]): Args {
     intermediateSize: a.int('intermediate', DEFAULT_TINY_OPTIONS.intermediateSize),
     tieWordEmbeddings: tied === 'true',
   };
+  const onnxText = a.string('onnx');
   a.done();
-  return { out, options, dtype, seed: Number(seedText) };
+  return { out, options, dtype, seed: Number(seedText), onnx: onnxText === undefined ? [] : parseCommunityDtypes(onnxText) };
 }
 
 async function main(): Promise<void> {
@@ -60,6 +69,7 @@ async function main(): Promise<void> {
   const config = tinyModelConfig(args.options);
   const started = performance.now();
   const files = await writeTinyModel(args.out, config, createRng(args.seed), { dtype: args.dtype });
+  if (args.onnx.length > 0) files.push(...(await writeCommunityOnnxForFolder(args.out, { dtypes: args.onnx })));
   const c = config;
   console.log(
     `wrote ${c.architecture} L=${c.numLayers} C=${c.hiddenSize} H=${c.numHeads} KVH=${c.numKvHeads} D=${c.headDim} I=${c.intermediateSize} ` +
@@ -68,4 +78,4 @@ async function main(): Promise<void> {
   );
 }
 
-runCli(main, USAGE, (error) => error instanceof TinyModelOptionsError);
+runCli(main, USAGE, (error) => error instanceof TinyModelOptionsError || error instanceof OnnxExportError);

@@ -12,7 +12,7 @@
  */
 import type { GpuContext } from '../../src/gpu/device.ts';
 import { QwenEngine, type TensorLike } from '../../src/gpu/engine/qwen-engine.ts';
-import type { SamplingParams } from '../../src/gpu/kernels/sample.ts';
+import { GREEDY, type SamplingParams } from '../../src/gpu/kernels/sample.ts';
 import type { WeightFormat } from '../../src/gpu/quant.ts';
 import type { ModelConfig } from '../../src/model/config.ts';
 
@@ -211,4 +211,39 @@ export async function measureEngine(
   } finally {
     engine.destroy();
   }
+}
+
+/** Dispatches the engine records for one decode step of one sequence at a model's shape, fused and unfused. */
+export interface ShapeDispatches {
+  /** Per layer, and the rest (embedding, final norm, LM head chunks, sampler): perToken = other + perLayer · layers. */
+  perLayer: number;
+  other: number;
+  perToken: number;
+  /** Queue submits of that decode step. */
+  submits: number;
+}
+
+/**
+ * What a B = 1 decode step records at `config`'s shape, without the model's weights or its full depth: the engine is
+ * planned with 1 and then 2 of its layers (weights left zero, so nothing is uploaded), one token is decoded and
+ * sampled on each, and the difference of their `lastStepDispatches` is the per-layer count. The LM head and the
+ * embedding keep their real size (their chunking is part of the count). `fused` picks the engine's forward.
+ */
+export async function countShapeDispatches(ctx: GpuContext, config: ModelConfig, quant: WeightFormat, fused: boolean): Promise<ShapeDispatches> {
+  const counters = instrumentDevice(ctx);
+  const step = async (layers: number) => {
+    const engine = await QwenEngine.create(ctx, { ...config, numLayers: layers }, { batch: 1, context: 16, maxTokens: 1, weights: quant, fused });
+    try {
+      const s0 = counters.submits;
+      await engine.sample([{ slot: 0, ids: [0], key: { seed: 1, sequence: 0, step: 0 } }], GREEDY);
+      return { dispatches: engine.lastStepDispatches, submits: counters.submits - s0 };
+    } finally {
+      engine.destroy();
+    }
+  };
+  const one = await step(1);
+  const two = await step(2);
+  const perLayer = two.dispatches - one.dispatches;
+  const other = one.dispatches - perLayer;
+  return { perLayer, other, perToken: other + perLayer * config.numLayers, submits: two.submits };
 }

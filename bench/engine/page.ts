@@ -13,7 +13,8 @@ import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
 import type { WeightFormat } from '../../src/gpu/quant.ts';
 import { GREEDY } from '../../src/gpu/kernels/sample.ts';
 import { fetchCheckpoint } from '../../e2e/model/fetch-checkpoint.ts';
-import { decodeContext, measureEngine, promptIds, type EngineBenchOptions, type EngineBenchResult } from './measure.ts';
+import { QWEN2_5_0_5B_INSTRUCT, QWEN3_0_6B } from '../../src/model/config.ts';
+import { countShapeDispatches, decodeContext, measureEngine, promptIds, type EngineBenchOptions, type EngineBenchResult, type ShapeDispatches } from './measure.ts';
 import { openTransformers, type GenerationTiming, type TransformersInfo, type TransformersOptions } from './transformers-decode.ts';
 
 export type { EngineBenchOptions, EngineBenchResult } from './measure.ts';
@@ -33,6 +34,13 @@ export interface VersusResult {
   transformersInfo: TransformersInfo;
 }
 
+/** The model shapes whose dispatches per decoded token the bench reports, by their JSON keys (as bench:full names them). */
+export const COUNT_SHAPES = { 'qwen3-0.6b': QWEN3_0_6B, 'qwen2.5-0.5b': QWEN2_5_0_5B_INSTRUCT } as const;
+export type CountShape = keyof typeof COUNT_SHAPES;
+
+/** Per shape, the fused forward's counts and the unfused one's. */
+export type ShapeCounts = Record<CountShape, { fused: ShapeDispatches; unfused: ShapeDispatches }>;
+
 type Result<T> = T | { error: { name: string; message: string } };
 
 function failure(e: unknown): { error: { name: string; message: string } } {
@@ -47,6 +55,20 @@ const engineBench = {
       const model = await fetchCheckpoint(modelUrl);
       const ctx = await acquireGpu({ label: 'bench-engine' });
       return await measureEngine(ctx, model.config, model.tensors, o);
+    } catch (e) {
+      return failure(e);
+    }
+  },
+
+  /** Dispatches and submits per B = 1 decode step at the real shapes (measure.ts `countShapeDispatches`). */
+  async counts(quant: WeightFormat): Promise<Result<ShapeCounts>> {
+    try {
+      const ctx = await acquireGpu({ label: 'bench-engine-counts' });
+      const out = {} as ShapeCounts;
+      for (const [name, config] of Object.entries(COUNT_SHAPES) as Array<[CountShape, (typeof COUNT_SHAPES)[CountShape]]>) {
+        out[name] = { fused: await countShapeDispatches(ctx, config, quant, true), unfused: await countShapeDispatches(ctx, config, quant, false) };
+      }
+      return out;
     } catch (e) {
       return failure(e);
     }

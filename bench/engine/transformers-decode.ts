@@ -8,25 +8,16 @@
  * (`/ort/`), never from a CDN: transformers.js points `wasmPaths` at jsDelivr on import, so it is overwritten
  * before any session is made.
  *
- * Timing: `generate` calls its streamer once with the prompt, then once after each forward + sampling step, so the
- * gap between the 2nd call (prefill done, first token chosen) and the last is N decode steps of one token, the same
- * span the engine's decode timing covers. A warm-up generation runs first (WASM compile, session init).
+ * Timing: the app's own clock on transformers.js (src/workers/tjs/tjs-streamer.ts, which the page's transformers.js
+ * backend times with too): prefill is the call to the first new token, decode the first new token to the last — N
+ * decode steps of one token, the span the engine's decode timing covers. `benchFigures` turns a timing into the
+ * Engines panel's figures (src/workers/engine-speed.ts), so the bench and the page compute them alike. A warm-up
+ * generation runs first (WASM compile, session init).
  */
-import type { TextStreamer } from '@huggingface/transformers';
+import { speedFigures, type SpeedFigures } from '../../src/workers/engine-speed.ts';
+import { timingStreamer } from '../../src/workers/tjs/tjs-streamer.ts';
 
 type Transformers = typeof import('@huggingface/transformers');
-
-/** Stamps each `put`: the prompt first, then one per generated token (batch 1). */
-function timingStreamer() {
-  const stamps: number[] = [];
-  const tokens: number[] = [];
-  const put = (value: bigint[][]) => {
-    stamps.push(performance.now());
-    if (stamps.length > 1) tokens.push(Number(value[0][0]));
-  };
-  // generate() only calls put and end; the declared parameter type is BaseStreamer & TextStreamer.
-  return { stamps, tokens, streamer: { put, end: () => undefined } as unknown as TextStreamer };
-}
 
 export interface TransformersOptions {
   /** URL of transformers.js's ES module (dist/transformers.web.js). */
@@ -77,15 +68,21 @@ export async function openTransformers(o: TransformersOptions): Promise<Transfor
     info: { loadMs, threads: wasm.numThreads ?? 1, crossOriginIsolated: globalThis.crossOriginIsolated, ortVersion: env.backends.onnx.versions?.web ?? '?' },
     async generate(promptIds, decode) {
       const input_ids = new Tensor('int64', BigInt64Array.from(promptIds.map(BigInt)), [1, promptIds.length]);
-      const { stamps, tokens, streamer } = timingStreamer();
-      const t0 = performance.now();
+      const clock = timingStreamer();
+      clock.start();
       // min_new_tokens: an end-of-text token must not stop the timed run early.
-      await model.generate({ inputs: input_ids, max_new_tokens: decode + 1, min_new_tokens: decode + 1, do_sample: false, streamer });
-      if (stamps.length !== decode + 2) throw new Error(`transformers.js streamed ${stamps.length - 1} tokens, expected ${decode + 1}`);
-      return { tokens, prefillMs: stamps[1] - t0, decodeMs: stamps[decode + 1] - stamps[1] };
+      await model.generate({ inputs: input_ids, max_new_tokens: decode + 1, min_new_tokens: decode + 1, do_sample: false, streamer: clock.streamer });
+      const prefillMs = clock.prefillMs();
+      if (clock.tokens.length !== decode + 1 || prefillMs === null) throw new Error(`transformers.js streamed ${clock.tokens.length} tokens, expected ${decode + 1}`);
+      return { tokens: [...clock.tokens], prefillMs, decodeMs: clock.decodeMs() };
     },
     dispose: async () => {
       await model.dispose();
     },
   };
+}
+
+/** A timing as the Engines panel's figures (time to first token, prefill and decode tokens/s), for `bench:engine`. */
+export function benchFigures(promptTokens: number, t: GenerationTiming): SpeedFigures {
+  return speedFigures(promptTokens, t.tokens.length, t.prefillMs / 1000, t.decodeMs / 1000);
 }

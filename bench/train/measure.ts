@@ -17,6 +17,7 @@ import type { ToySetup } from '../../src/train/toy-run.ts';
 import { Trainer } from '../../src/train/trainer.ts';
 import type { StepMetrics } from '../../src/train/types.ts';
 import { forwardOnlyFlops, updateFlops, type FlopBatch, type LoraDims } from './flops.ts';
+import type { DispatchTimer, KernelTime } from './gpu-timer.ts';
 
 /** The GRPO settings of a measured run (G episodes for each of P prompts per step). */
 export interface GrpoBenchSettings {
@@ -41,11 +42,33 @@ export interface StepFigures {
   updateFlops: number;
   /** Queue submits of the step (rollout and update), when the caller counts them. */
   submits?: number;
+  /** Wall seconds inside the model's forward, backward and optimizerStep calls (the update's GPU-facing part). */
+  modelSeconds: { forward: number; backward: number; optimizer: number };
+}
+
+/** Where one profiled step's update spent its GPU time (gpu-timer.ts). */
+export interface UpdateProfile {
+  /** The profiled step (run after the measured ones, left out of their means). */
+  step: number;
+  /** Wall seconds of the step's update, and of its model calls (forward, backward, optimizerStep). */
+  updateSeconds: number;
+  modelSeconds: number;
+  /** Sum of every timed dispatch's GPU duration. */
+  gpuSeconds: number;
+  dispatches: number;
+  /** Command buffers submitted by the model calls. */
+  commandBuffers: number;
+  /** Per kernel, slowest first. */
+  kernels: KernelTime[];
 }
 
 /** A `TrainableModel` that passes everything to the GPU model and counts the FLOPs of its forwards and backwards. */
 export class FlopCounter implements TrainableModel {
   flops = 0;
+  /** Wall seconds of the model calls since the last step (see StepFigures.modelSeconds). */
+  seconds = { forward: 0, backward: 0, optimizer: 0 };
+  /** When set, its `enabled` is raised for the duration of each forward, backward and optimizerStep. */
+  timer: DispatchTimer | null = null;
   private last: FlopBatch | null = null;
   constructor(
     private readonly inner: GpuTrainableModel,
@@ -70,15 +93,25 @@ export class FlopCounter implements TrainableModel {
     if (options.adapter === false) this.flops += forwardOnlyFlops(this.inner.engine.model, b);
     else this.last = b;
     this.progress(`forward${options.adapter === false ? ' (adapter off)' : ''}: ${b.lengths.join('+')} tokens, ${b.scored} scored`);
-    return this.inner.forward(batch, options);
+    return this.timed('forward', () => this.inner.forward(batch, options));
   }
   backward(dlogprob: Float32Array) {
     if (this.last) this.flops += updateFlops(this.inner.engine.model, this.lora, this.last);
     this.progress('backward');
-    return this.inner.backward(dlogprob);
+    return this.timed('backward', () => this.inner.backward(dlogprob));
   }
   optimizerStep(settings: AdamWSettings) {
-    return this.inner.optimizerStep(settings);
+    return this.timed('optimizer', () => this.inner.optimizerStep(settings));
+  }
+  private async timed<T>(what: keyof FlopCounter['seconds'], call: () => Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    if (this.timer) this.timer.enabled = true;
+    try {
+      return await call();
+    } finally {
+      if (this.timer) this.timer.enabled = false;
+      this.seconds[what] += (performance.now() - t0) / 1000;
+    }
   }
   gpuBytes() {
     return this.inner.gpuBytes();
@@ -93,29 +126,57 @@ export interface TrainingHooks {
   countSubmits?: () => number;
   /** Told each call the trainer makes to the model (for logs of long runs). */
   progress?: (what: string) => void;
+  /**
+   * Per-kernel GPU time: one more step runs after `o.steps` with this timer on during the model calls; its figures
+   * come back as `profile` and it is not among the returned steps.
+   */
+  timer?: DispatchTimer;
 }
 
 /**
  * Runs `o.steps` GRPO steps of `model` (made with `benchLora(o.rank)`) on the toy task and returns each step's
- * figures.
+ * figures (with `hooks.timer`, one more, profiled: see `profileTraining`).
  */
 export async function measureTraining(s: ToySetup, model: GpuTrainableModel, o: GrpoBenchSettings, hooks: TrainingHooks = {}): Promise<StepFigures[]> {
-  const { countSubmits, progress } = hooks;
+  return (await profileTraining(s, model, o, hooks)).steps;
+}
+
+/** `measureTraining`, plus the profiled step's figures when `hooks.timer` is given. */
+export async function profileTraining(
+  s: ToySetup,
+  model: GpuTrainableModel,
+  o: GrpoBenchSettings,
+  hooks: TrainingHooks = {},
+): Promise<{ steps: StepFigures[]; profile: UpdateProfile | null }> {
+  const { countSubmits, progress, timer } = hooks;
   const lora = benchLora(o.rank);
   const counter = new FlopCounter(model, { rank: lora.rank, targets: lora.targetModules }, progress);
   const steps: StepFigures[] = [];
+  const out = { profile: null as UpdateProfile | null };
   let submits0 = countSubmits?.() ?? 0;
   const onStep = (m: StepMetrics) => {
     const submits = countSubmits ? { submits: countSubmits() - submits0 } : {};
-    steps.push({ step: m.step, rollout: m.seconds.rollout, update: m.seconds.update, tokens: m.tokens, generated: m.generatedTokens, microBatches: m.microBatches, updateFlops: counter.flops, ...submits });
+    const modelSeconds = { ...counter.seconds };
+    if (m.step <= o.steps) {
+      steps.push({ step: m.step, rollout: m.seconds.rollout, update: m.seconds.update, tokens: m.tokens, generated: m.generatedTokens, microBatches: m.microBatches, updateFlops: counter.flops, ...submits, modelSeconds });
+    } else if (timer) {
+      const callSeconds = modelSeconds.forward + modelSeconds.backward + modelSeconds.optimizer;
+      out.profile = { step: m.step, updateSeconds: m.seconds.update, modelSeconds: callSeconds, gpuSeconds: 0, dispatches: timer.counts.dispatches, commandBuffers: timer.counts.encoders, kernels: [] };
+    }
     counter.flops = 0;
+    counter.seconds = { forward: 0, backward: 0, optimizer: 0 };
+    // The next step is the profiled one.
+    if (timer && m.step === o.steps) {
+      timer.reset();
+      counter.timer = timer;
+    }
     submits0 = countSubmits?.() ?? 0;
   };
   const trainer = new Trainer(
     { model: counter, dataset: s.dataset, executor: s.executor },
     {
       algo: 'grpo',
-      steps: o.steps,
+      steps: o.steps + (timer ? 1 : 0),
       lr: 1e-3,
       warmupSteps: 0,
       groupSize: o.group,
@@ -130,7 +191,13 @@ export async function measureTraining(s: ToySetup, model: GpuTrainableModel, o: 
     { onStep },
   );
   await trainer.run();
-  return steps;
+  counter.timer = null;
+  const done = out.profile;
+  if (timer && done) {
+    const kernels = await timer.drain();
+    return { steps, profile: { ...done, kernels, gpuSeconds: kernels.reduce((a, k) => a + k.seconds, 0) } };
+  }
+  return { steps, profile: null };
 }
 
 /** "qwen3 L=… C=… I=… H=…/…×… V=…, LoRA r=… on all 7": the model line of a report. */

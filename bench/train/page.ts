@@ -3,7 +3,9 @@
  * real GRPO steps with measure.ts (the same code bench/full.bench.ts runs in Node) on the toy task (sql.js in the
  * page, src/gpu-tests/toy-gpu.ts) with a random model of the requested dimensions, then, on the same device, the
  * engine's own matmul (src/gpu-tests/bench.ts `timeMatmul`) at a few square sizes and every variant: the best FLOP/s
- * is the reference the update's FLOP/s is set against.
+ * is the reference the update's FLOP/s is set against. Where the adapter offers 'timestamp-query' (gpu-timer.ts), one
+ * more GRPO step runs with every dispatch timed on the GPU (the per-kernel table), and one matmul is timed both ways
+ * (GPU timestamps and wall clock) to show whether this device's timestamps are real.
  */
 import { createRng } from '../../src/data/rng.ts';
 import type { GpuContext } from '../../src/gpu/device.ts';
@@ -14,9 +16,10 @@ import type { MatmulVariant } from '../../src/gpu/kernels/matmul.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import { GpuTrainableModel } from '../../src/train/gpu-model.ts';
 import { adapterName } from '../engine/measure.ts';
-import { benchLora, describeTrainModel, measureTraining, trainPlan, type GrpoBenchSettings, type StepFigures } from './measure.ts';
+import { installDispatchTimer, requestTimestampFeature, type DispatchTimer } from './gpu-timer.ts';
+import { benchLora, describeTrainModel, profileTraining, trainPlan, type GrpoBenchSettings, type StepFigures, type UpdateProfile } from './measure.ts';
 
-export type { StepFigures } from './measure.ts';
+export type { StepFigures, UpdateProfile } from './measure.ts';
 
 export interface TrainBenchOptions extends GrpoBenchSettings {
   layers: number;
@@ -37,6 +40,21 @@ export interface TrainBenchResult {
   plan: { B: number; S: number; T: number; bytes: number };
   steps: StepFigures[];
   matmul: OpTiming[];
+  /** The profiled step, or null where the device has no timestamps (or that step made no update). */
+  profile: UpdateProfile | null;
+  /** One matmul (the first peak size, v0) timed by timestamps and by the wall clock: real timestamps agree. */
+  timestampCheck: { shape: string; gpuMs: number; wallMs: number } | null;
+}
+
+/** Times `timeMatmul(n³, v0)` with the timer on: GPU ms per dispatch vs the median wall ms. */
+async function checkTimestamps(ctx: GpuContext, timer: DispatchTimer, n: number): Promise<TrainBenchResult['timestampCheck']> {
+  timer.reset();
+  timer.enabled = true;
+  const wall = await timeMatmul(ctx, n, n, n, 'v0').finally(() => (timer.enabled = false));
+  const kernels = await timer.drain();
+  const dispatches = kernels.reduce((a, k) => a + k.dispatches, 0);
+  const seconds = kernels.reduce((a, k) => a + k.seconds, 0);
+  return dispatches > 0 ? { shape: wall.shape, gpuMs: (seconds / dispatches) * 1000, wallMs: wall.ms } : null;
 }
 
 const VARIANTS: readonly MatmulVariant[] = ['v0', 'v1', 'v2'];
@@ -64,13 +82,16 @@ function benchModel(o: TrainBenchOptions) {
 }
 
 function run(o: TrainBenchOptions): Promise<PageResult<TrainBenchResult>> {
+  requestTimestampFeature();
   return withToyModel(
     'train-bench',
     async (ctx, s, model) => {
-      const steps = await measureTraining(s, model, o);
+      const timer = installDispatchTimer(ctx.device) ?? undefined;
+      const { steps, profile } = await profileTraining(s, model, o, { timer });
       const matmul: OpTiming[] = [];
       for (const n of o.peakSizes) for (const v of VARIANTS) matmul.push(await timeMatmul(ctx, n, n, n, v));
-      return { adapter: adapterName(ctx), model: describeTrainModel(model, o.rank), plan: trainPlan(model), steps, matmul };
+      const timestampCheck = timer ? await checkTimestamps(ctx, timer, o.peakSizes[0]) : null;
+      return { adapter: adapterName(ctx), model: describeTrainModel(model, o.rank), plan: trainPlan(model), steps, matmul, profile, timestampCheck };
     },
     benchModel(o),
   );

@@ -67,7 +67,8 @@ const modelPage = {
       const model = await fetchCheckpoint(modelUrl);
       const ctx = await acquireGpu({ label: 'model-logits' });
       const context = Math.max(16, Math.ceil(ids.length / 16) * 16);
-      const engine = await QwenEngine.create(ctx, model.config, { batch: 1, context, maxTokens: context, weights });
+      // An f32 KV cache: these logits are compared with the float64 reference's (model:logits, its e2e test).
+      const engine = await QwenEngine.create(ctx, model.config, { batch: 1, context, maxTokens: context, weights, kvCache: 'f32' });
       try {
         engine.loadWeights(model.tensors);
         const logits = await engine.step([{ slot: 0, ids }]);

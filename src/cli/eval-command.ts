@@ -14,6 +14,7 @@ import { evaluate, type EvalReport } from '../eval/evaluate.ts';
 import { toJsonl } from '../eval/transcript.ts';
 import { OraclePolicy } from '../policies/oracle.ts';
 import type { Policy } from '../policies/policy.ts';
+import { WEIGHT_FORMATS } from '../gpu/quant.ts';
 import { SHOT_COUNTS } from '../policies/llm/prompt.ts';
 import { RandomPolicy } from '../policies/random.ts';
 import { createNodeSqlExecutor } from '../sql/node-worker.ts';
@@ -24,7 +25,7 @@ import { evaluateQwen, type QwenGenerationSummary, type QwenPolicyOptions } from
 
 export const EVAL_USAGE =
   'sqlenv eval --policy random|oracle|qwen --dataset demo|spider --split train|eval|heldout|all [--episodes N|all] [--seed S] [--json] [--transcripts FILE.jsonl] [--budget STEPS]\n' +
-  '      qwen: --model DIR [--adapter DIR] [--shots 0|1|3] [--quant f16|q8|q4] [--temperature T] [--top-p P] [--max-new-tokens N] [--thinking] [--batch B] [--context S]';
+  '      qwen: --model DIR [--adapter DIR] [--shots 0|1|3] [--quant f16|q8|q4|q4m] [--temperature T] [--top-p P] [--max-new-tokens N] [--thinking] [--batch B] [--context S]';
 
 const BASELINES = { random: () => new RandomPolicy(), oracle: () => new OraclePolicy() } satisfies Record<string, () => Policy>;
 
@@ -54,7 +55,7 @@ function qwenSettings(values: Record<string, string | boolean | undefined>): Res
     return resolveLlmSettings({
       thinking: values.thinking === true,
       shots,
-      weights: str('quant') === undefined ? undefined : choice('quant', str('quant'), ['f16', 'q8', 'q4'] as const),
+      weights: str('quant') === undefined ? undefined : choice('quant', str('quant'), WEIGHT_FORMATS),
       temperature: str('temperature') === undefined ? undefined : decimal('temperature', str('temperature'), 0),
       topP: str('top-p') === undefined ? undefined : decimal('top-p', str('top-p'), 0),
       maxNewTokens: str('max-new-tokens') === undefined ? undefined : integer('max-new-tokens', str('max-new-tokens'), 0, 1),

@@ -16,7 +16,7 @@ import { WEIGHT_FORMATS, type WeightFormat } from '../gpu/quant.ts';
 import { choice, integer, UsageError } from './args.ts';
 import { createInferenceEngine, openNodeGpu, readAdapterFolder, readModelFolder } from './node-model.ts';
 
-export const LOGITS_USAGE = 'sqlenv logits --model DIR (--ids 1,2,3 | --text "...") [--quant f16|q8|q4] [--top K] [--adapter DIR]';
+export const LOGITS_USAGE = 'sqlenv logits --model DIR (--ids 1,2,3 | --text "...") [--quant f16|q8|q4|q4m] [--top K] [--adapter DIR]';
 
 export interface LogitsArgs {
   model: string;
@@ -67,7 +67,8 @@ export async function logitsCommand(argv: string[]): Promise<number> {
   try {
     process.stderr.write(`WebGPU: ${gpu.adapter}; uploading ${args.quant} weights…\n`);
     const context = Math.min(model.config.maxPositionEmbeddings, Math.max(16, Math.ceil(ids.length / 16) * 16));
-    const engine = await createInferenceEngine(gpu.ctx, model, { batch: 1, context, maxTokens: context, weights: args.quant, adapter: lora });
+    // An f32 cache: one prompt's cache is small, and these logits are meant to be compared with other implementations'.
+    const engine = await createInferenceEngine(gpu.ctx, model, { batch: 1, context, maxTokens: context, weights: args.quant, adapter: lora, kvCache: 'f32' });
     try {
       const row = (await engine.step([{ slot: 0, ids }])).subarray(0, model.config.vocabSize); // (V)
       const top = finiteTopLogits(row, args.top, args.model);

@@ -11,6 +11,7 @@
  * Ownership: `openNodeGpu` gives a `GpuContext` the caller destroys; `createInferenceEngine` gives an engine the
  * caller destroys before its context; a train session destroys its model and its own context.
  */
+import type { KvCacheFormat } from '../gpu/kv-format.ts';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireGpu, type GpuContext } from '../gpu/device.ts';
@@ -85,6 +86,8 @@ export interface InferenceEngineOptions {
   weights: WeightFormat;
   /** Played on every sequence (LoRA on); null: the base model. */
   adapter: LoraAdapter | null;
+  /** The KV cache's storage; default the engine's (f16). */
+  kvCache?: KvCacheFormat;
 }
 
 /**
@@ -93,7 +96,7 @@ export interface InferenceEngineOptions {
  */
 export async function createInferenceEngine(ctx: GpuContext, model: FolderModel, options: InferenceEngineOptions): Promise<QwenEngine> {
   const plan = options.adapter ? widenPlan(null, options.adapter) : null;
-  const engine = await QwenEngine.create(ctx, model.config, { batch: options.batch, context: options.context, maxTokens: options.maxTokens, weights: options.weights, lora: plan });
+  const engine = await QwenEngine.create(ctx, model.config, { batch: options.batch, context: options.context, maxTokens: options.maxTokens, weights: options.weights, kvCache: options.kvCache, lora: plan });
   try {
     engine.loadWeights(model.tensors);
     if (options.adapter && plan) engine.loadLora(padAdapter(model.config, options.adapter, plan).layers, loraScale(options.adapter.config));

@@ -60,7 +60,7 @@ export async function createQwenPolicy(options: QwenPolicyOptions, dataset: Data
     const decoder = new BatchDecoder(engine, model.tokenizer);
     const name = options.adapter === null ? 'qwen' : adapterPolicy(basename(resolve(options.adapter)));
     const policy = new LlmPolicy({
-      generate: decoder.generate,
+      generate: decoder.generateFor(),
       tokenizer: model.tokenizer,
       shots,
       maxNewTokens: settings.maxNewTokens,
@@ -69,6 +69,7 @@ export async function createQwenPolicy(options: QwenPolicyOptions, dataset: Data
       temperature: settings.temperature,
       topP: settings.topP,
       name,
+      concurrency: options.batch,
     });
     return {
       policy,
@@ -100,6 +101,8 @@ export interface QwenGenerationSummary {
   mean_batch: number;
   max_batch: number;
   prompt_tokens: number;
+  /** Prompt tokens computed; the rest came from the slots' KV caches (earlier turns, shared system prompts). */
+  prefill_tokens: number;
   new_tokens: number;
   seconds: number;
   new_tokens_per_second: number;
@@ -123,7 +126,7 @@ export async function evaluateQwen(
     const s = setup.decoder.stats;
     const meanBatch = s.steps > 0 ? s.rows / s.steps : 0;
     const rate = s.newTokens / Math.max(seconds, 1e-9);
-    process.stderr.write(`${s.newTokens} new tokens (${s.promptTokens} prompt tokens) in ${s.steps} engine steps, mean batch ${meanBatch.toFixed(2)} (B = ${options.batch}), ${seconds.toFixed(1)} s: ${rate.toFixed(2)} new tokens/s\n`);
+    process.stderr.write(`${s.newTokens} new tokens (${s.promptTokens} prompt tokens, ${s.prefillTokens} of them computed: the rest reused from the KV cache) in ${s.steps} engine steps, mean batch ${meanBatch.toFixed(2)} (B = ${options.batch}), ${seconds.toFixed(1)} s: ${rate.toFixed(2)} new tokens/s\n`);
     const generation: QwenGenerationSummary = {
       model: options.model,
       gpu: setup.gpu,
@@ -135,6 +138,7 @@ export async function evaluateQwen(
       mean_batch: meanBatch,
       max_batch: s.maxBatch,
       prompt_tokens: s.promptTokens,
+      prefill_tokens: s.prefillTokens,
       new_tokens: s.newTokens,
       seconds,
       new_tokens_per_second: rate,

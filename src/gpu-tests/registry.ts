@@ -19,6 +19,7 @@ import { checkLoraBackward, checkMatmulDx } from './checks/backward-linear.ts';
 import { checkEmbedding, checkLogSoftmax, checkResidual, checkRmsnorm, checkRope, checkSwiglu } from './checks/elementwise.ts';
 import { checkEngine, checkEngineLora, checkEngineQwen2 } from './checks/engine.ts';
 import { checkEngineSample } from './checks/engine-sample.ts';
+import { checkEngineFused, checkFusedLinear, checkQkNormRope } from './checks/fused.ts';
 import { checkMatmul } from './checks/matmul.ts';
 import { checkQuantEmbedding, checkQuantEngine, checkQuantMatmul } from './checks/quant.ts';
 import { checkSampleDistribution, checkSampleGreedy, checkSampleVocab } from './checks/sample.ts';
@@ -42,6 +43,9 @@ export const CHECKS: Readonly<Record<string, Check>> = {
   engine: checkEngine,
   'engine-lora': checkEngineLora,
   'engine-qwen2': checkEngineQwen2,
+  'engine-fused': checkEngineFused,
+  'fused-linear': checkFusedLinear,
+  'qk-norm-rope': checkQkNormRope,
   'sample-greedy': checkSampleGreedy,
   'sample-vocab': checkSampleVocab,
   'sample-distribution': checkSampleDistribution,

@@ -6,6 +6,7 @@
  *   set EXPLICITLY to the adapter's maxima (a device otherwise gets the spec's small defaults, e.g. 128 MiB bindings).
  * - `shader-f16` is requested when the adapter has it and never required (SwiftShader lacks it); kernels read
  *   `ctx.features.shaderF16` to pick a variant. Weights are packed f16 either way (`unpack2x16float`).
+ * - `subgroups` likewise: requested when the adapter has it (SwiftShader does), read as `ctx.features.subgroups`.
  * - Device loss (`device.lost`) moves the context to state 'lost' and notifies `onLost` listeners; `recover()` gets a
  *   fresh device with the same options and notifies `onRecovered`, after which owners re-create their buffers and
  *   pipelines (nothing from the old device survives). `destroy()` is the intentional end and is not a loss.
@@ -50,12 +51,16 @@ export interface AcquireOptions {
   gpu?: GPU;
   /** Never request `shader-f16` even when present (to test the f32-only path on a GPU that has it). */
   disableShaderF16?: boolean;
+  /** Never request `subgroups` even when present (to test the path without them). */
+  disableSubgroups?: boolean;
   label?: string;
 }
 
 export interface GpuFeatures {
   /** `shader-f16` was requested and granted (kernels may declare `enable f16;`). */
   shaderF16: boolean;
+  /** `subgroups` was requested and granted (kernels may declare `enable subgroups;`). */
+  subgroups: boolean;
   /** Every feature the adapter offers (requested or not), for diagnostics. */
   adapterFeatures: string[];
 }
@@ -184,7 +189,8 @@ async function requestParts(options: AcquireOptions): Promise<Acquired> {
   if (!adapter) throw new GpuUnavailableError('no-adapter');
   const limits = checkLimits(adapter.limits, options.need);
   const shaderF16 = adapter.features.has('shader-f16') && !options.disableShaderF16;
-  const requiredFeatures: GPUFeatureName[] = shaderF16 ? ['shader-f16'] : [];
+  const subgroups = adapter.features.has('subgroups') && !options.disableSubgroups;
+  const requiredFeatures = [...(shaderF16 ? ['shader-f16'] : []), ...(subgroups ? ['subgroups'] : [])] as GPUFeatureName[];
   let device: GPUDevice;
   try {
     device = await adapter.requestDevice({ label: options.label ?? 'sqlenv-engine', requiredFeatures, requiredLimits: { ...limits } });
@@ -194,7 +200,7 @@ async function requestParts(options: AcquireOptions): Promise<Acquired> {
   return {
     device,
     adapterInfo: adapter.info,
-    features: { shaderF16, adapterFeatures: [...adapter.features].sort() },
+    features: { shaderF16, subgroups, adapterFeatures: [...adapter.features].sort() },
     limits,
   };
 }

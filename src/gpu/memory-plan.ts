@@ -11,11 +11,14 @@
  *
  * Storage: matrices of the base model are packed in the plan's weight format (quant.ts): 'f16x2' (2 bytes per
  * element, words of two halves; the default and the reference), 'q8g32' (1 byte per element + one f32 scale per 32:
- * 1.125 bytes) or 'q4g32' (0.625 bytes); everything else f32 (norm weights, biases, adapters and their gradients,
- * activations, KV cache) or u32 (token ids, positions, sampler keys and results).
+ * 1.125 bytes), 'q4g32' (0.625 bytes) or 'q4mg32' (0.625 bytes; the embedding and LM head then 'q8g32', quant.ts
+ * `tableFormat`); everything else f32 (norm weights, biases, adapters and their gradients,
+ * activations) or u32 (token ids, positions, sampler keys and results); the KV cache in the plan's `kvCache` format
+ * (kv-format.ts: dtype 'f16', two halves per u32 word, by default; or 'f32').
  */
 import { GpuError, GpuShapeError } from './errors.ts';
-import { checkWeightShape, weightBytes, type WeightFormat } from './quant.ts';
+import { DEFAULT_KV_CACHE, type KvCacheFormat } from './kv-format.ts';
+import { checkWeightShape, tableFormat, weightBytes, type WeightFormat } from './quant.ts';
 import { splitRows, type RowChunk } from './split.ts';
 
 /** The model dimensions the plan needs; `ModelConfig` of src/model has these fields (structural match). */
@@ -50,17 +53,20 @@ export interface PlanOptions {
   maxBindingBytes?: number;
   /** Storage of the base model's matrices (embedding, projections, lm_head). Default 'f16' (the reference). */
   weights?: WeightFormat;
+  /** Storage of the KV cache (kv-format.ts). Default 'f16' (half the bytes of 'f32'). */
+  kvCache?: KvCacheFormat;
   /** Training buffers (issue 5): per-layer checkpoints, activation gradients, adapter gradients and AdamW state. */
   training?: { logitChunkRows: number } | null;
 }
 
 export type TensorKind = 'weight' | 'adapter' | 'activation' | 'kv-cache' | 'table' | 'checkpoint' | 'gradient' | 'optimizer';
-export type TensorDType = 'f16x2' | 'q8g32' | 'q4g32' | 'f32' | 'u32';
+/** 'f16': plain f16 values two per u32 word (the KV cache), unlike 'f16x2', a packed weight matrix. */
+export type TensorDType = 'f16x2' | 'q8g32' | 'q4g32' | 'q4mg32' | 'f16' | 'f32' | 'u32';
 
 /** The dtype of a matrix stored in `format`, and back. */
-export const MATRIX_DTYPE: Record<WeightFormat, TensorDType> = { f16: 'f16x2', q8: 'q8g32', q4: 'q4g32' };
+export const MATRIX_DTYPE: Record<WeightFormat, TensorDType> = { f16: 'f16x2', q8: 'q8g32', q4: 'q4g32', q4m: 'q4mg32' };
 export function matrixFormat(dtype: TensorDType): WeightFormat | null {
-  return dtype === 'f16x2' ? 'f16' : dtype === 'q8g32' ? 'q8' : dtype === 'q4g32' ? 'q4' : null;
+  return (Object.keys(MATRIX_DTYPE) as WeightFormat[]).find((f) => MATRIX_DTYPE[f] === dtype) ?? null;
 }
 
 export interface PlanEntry {
@@ -88,7 +94,7 @@ export interface MemoryPlan {
 
 const DEFAULT_MAX_BINDING = 128 * 1024 * 1024;
 
-const BYTES: Record<'f32' | 'u32', number> = { f32: 4, u32: 4 };
+const BYTES: Record<'f16' | 'f32' | 'u32', number> = { f16: 2, f32: 4, u32: 4 };
 
 /** (out, in) of a projection. */
 export function projectionShape(dims: PlanDims, p: ProjectionName): [number, number] {
@@ -126,7 +132,9 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   const lora = options.lora ?? null;
   const training = options.training ?? null;
   const format = options.weights ?? 'f16';
+  const kvCache = options.kvCache ?? DEFAULT_KV_CACHE;
   const matrix = MATRIX_DTYPE[format];
+  const table = MATRIX_DTYPE[tableFormat(format)];
   const R = lora?.rank ?? 0;
   const positive = { B, S, T, logitRows, L, C, I, V, H, KVH, D, ...(lora ? { R } : {}) };
   for (const [name, value] of Object.entries(positive)) {
@@ -142,7 +150,7 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   const add = (name: string, kind: TensorKind, dtype: TensorDType, shape: number[], layer: number | null = null) => {
     const elements = shape.reduce((a, b) => a * b, 1);
     const packed = matrixFormat(dtype);
-    const bytes = packed ? weightBytes(packed, shape[0], shape[1]) : elements * BYTES[dtype as 'f32' | 'u32'];
+    const bytes = packed ? weightBytes(packed, shape[0], shape[1]) : elements * BYTES[dtype as 'f16' | 'f32' | 'u32'];
     let chunks: RowChunk[] | null = null;
     // Only base-model matrices are split (the kernels that read them dispatch per chunk); anything else must fit
     // one binding, which allocatePlan checks against the device.
@@ -151,7 +159,7 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   };
 
   // Weights.
-  add('model.embed_tokens.weight', 'weight', matrix, [V, C]);
+  add('model.embed_tokens.weight', 'weight', table, [V, C]);
   for (let l = 0; l < L; l++) {
     add(`model.layers.${l}.input_layernorm.weight`, 'weight', 'f32', [C], l);
     for (const p of PROJECTION_NAMES) {
@@ -165,7 +173,7 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
     add(`model.layers.${l}.post_attention_layernorm.weight`, 'weight', 'f32', [C], l);
   }
   add('model.norm.weight', 'weight', 'f32', [C]);
-  if (!dims.tieWordEmbeddings) add('lm_head.weight', 'weight', matrix, [V, C]);
+  if (!dims.tieWordEmbeddings) add('lm_head.weight', 'weight', table, [V, C]);
 
   // LoRA adapters (f32 master copies): A (R, in), B (out, R).
   if (lora) {
@@ -181,10 +189,10 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   // Tables.
   add('rope.table', 'table', 'f32', [S, D / 2, 2]);
 
-  // KV cache: per layer, keys (after RoPE) and values of every slot and position.
+  // KV cache: per layer, keys (after RoPE) and values of every slot and position, in the plan's kvCache format.
   for (let l = 0; l < L; l++) {
-    add(`kv.${l}.k`, 'kv-cache', 'f32', [B, S, KVH, D], l);
-    add(`kv.${l}.v`, 'kv-cache', 'f32', [B, S, KVH, D], l);
+    add(`kv.${l}.k`, 'kv-cache', kvCache, [B, S, KVH, D], l);
+    add(`kv.${l}.v`, 'kv-cache', kvCache, [B, S, KVH, D], l);
   }
 
   // Activations of one forward of T tokens, reused by every layer.
@@ -247,7 +255,7 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   }
   return {
     dims,
-    options: { batch: B, context: S, maxTokens: T, logitRows, maxBindingBytes, weights: format, lora, training },
+    options: { batch: B, context: S, maxTokens: T, logitRows, maxBindingBytes, weights: format, kvCache, lora, training },
     entries,
     byKind,
     totalBytes: entries.reduce((a, e) => a + e.bytes, 0),
@@ -300,7 +308,7 @@ export function formatBytes(bytes: number): string {
 export function formatPlan(plan: MemoryPlan, { allEntries = false } = {}): string {
   const lines: string[] = [];
   const { batch, context, maxTokens, lora } = plan.options;
-  lines.push(`memory plan: B=${batch} S=${context} T=${maxTokens} weights=${plan.options.weights}${lora ? ` LoRA R=${lora.rank} on ${lora.targets.join(',')}` : ''}`);
+  lines.push(`memory plan: B=${batch} S=${context} T=${maxTokens} weights=${plan.options.weights} kv=${plan.options.kvCache}${lora ? ` LoRA R=${lora.rank} on ${lora.targets.join(',')}` : ''}`);
   for (const [kind, bytes] of Object.entries(plan.byKind)) if (bytes > 0) lines.push(`  ${kind.padEnd(11)} ${formatBytes(bytes).padStart(11)}`);
   lines.push(`  ${'total'.padEnd(11)} ${formatBytes(plan.totalBytes).padStart(11)}   (largest buffer ${formatBytes(plan.largestBufferBytes)})`);
   const L = plan.dims.numLayers;

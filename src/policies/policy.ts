@@ -45,5 +45,7 @@ export interface PolicyDecision {
 
 export interface Policy {
   readonly name: string;
+  /** Episodes this policy plays best at once (a model decoding several sequences together); absent = 1. */
+  readonly concurrency?: number;
   act(context: PolicyContext): Promise<PolicyDecision>;
 }

@@ -74,6 +74,8 @@ export interface TokenBudgetOptions {
   weights?: PlanOptions['weights'];
   logitChunkRows: number;
   maxBindingBytes?: number;
+  /** The KV cache's storage (default the plan's, f16). */
+  kvCache?: PlanOptions['kvCache'];
 }
 
 export interface TokenBudget {
@@ -96,6 +98,7 @@ export function tokenBudgetForMemory(dims: PlanDims, o: TokenBudgetOptions): Tok
       logitRows: Math.min(o.batch, T),
       lora: o.lora,
       weights: o.weights,
+      kvCache: o.kvCache,
       training: { logitChunkRows: o.logitChunkRows },
       maxBindingBytes: o.maxBindingBytes,
     }).totalBytes;

@@ -29,7 +29,9 @@ import type { TableInfo } from '../sql/types.ts';
 import type { DatasetSummary, EvaluationRequest, ImportProgress, LoadedModelInfo, MadeDataset, PolicyStep, SpiderImportOutcome, SpiderImportRequest, StepProgress } from './env-protocol.ts';
 import type { LlmLoadProgress, LlmSource } from './llm-generate.ts';
 import type { LlmPolicySettings } from './llm-settings.ts';
+import { compareEngines, type Contender, type EngineComparison, type EngineCompareRequest } from './engine-compare.ts';
 import { createEnvServices, type EnvServices, type EnvServicesOptions } from './services/env-services.ts';
+import type { TjsLoadRequest, TjsModelInfo } from './services/tjs-model-service.ts';
 import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, HubAdapterOptions, TrainEvent, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
 
 export class EnvApi {
@@ -73,6 +75,16 @@ export class EnvApi {
   /** The WebGPU adapter this worker would train on (a software fallback is ~1000× slower); null without WebGPU. */
   gpuAdapter(): Promise<AdapterSummary | null> { return probeAdapter(); }
 
+  // ---- The transformers.js backend and the Engines panel (tjs-model-service.ts, engine-compare.ts) ----
+
+  loadTjsModel(request: TjsLoadRequest, onProgress?: (p: LlmLoadProgress) => void): Promise<TjsModelInfo> { return this.s.tjsModels.loadTjsModel(request, onProgress); }
+  cancelTjsLoad(): void { this.s.tjsModels.cancelTjsLoad(); }
+  setTjsSettings(settings: LlmPolicySettings): Promise<TjsModelInfo> { return this.s.tjsModels.setTjsSettings(settings); }
+  tjsModelInfo(): TjsModelInfo | null { return this.s.tjsModels.tjsModelInfo(); }
+  unloadTjsModel(): void { this.s.tjsModels.unloadTjsModel(); }
+  /** The same prompt on each loaded backend (WebGPU engine first): time to first token, prefill and decode tokens/s. */
+  compareEngines(request?: EngineCompareRequest): Promise<EngineComparison> { return compareLoaded(this.s, request); }
+
   // ---- Adapters (adapter-service.ts) ----
 
   listAdapters(): Promise<AdapterInfo[]> { return this.s.adapters.listAdapters(); }
@@ -100,6 +112,18 @@ export class EnvApi {
   discardInterruptedRun(runId: string): Promise<void> { return this.s.training.discardInterruptedRun(runId); }
 
   close(): Promise<void> { return this.s.close(); }
+}
+
+/** The Engines panel's contenders: the engine's model and the transformers.js one, whichever are loaded. */
+function compareLoaded(s: EnvServices, request?: EngineCompareRequest): Promise<EngineComparison> {
+  const engine = s.models.loaded();
+  const tjs = s.tjsModels.loaded();
+  const contenders: Contender[] = [];
+  if (engine) contenders.push({ backend: 'WebGPU engine', detail: `WebGPU (${engine.adapter}), ${engine.weights}`, generate: engine.generate });
+  if (tjs) contenders.push({ backend: 'transformers.js', detail: `${tjs.device === 'webgpu' ? 'WebGPU' : 'WASM'}, ${tjs.dtype}`, generate: tjs.generate });
+  const tokenizer = engine?.tokenizer ?? tjs?.tokenizer;
+  if (!tokenizer) return Promise.reject(new RangeError('Load a model in at least one backend first (the Model panel, or transformers.js below it).'));
+  return compareEngines(tokenizer, contenders, request);
 }
 
 /** The facade over a fresh composition of services (the worker's, or an in-thread one for tests and Node hosts). */

@@ -8,10 +8,12 @@
  * against this script, whose location differs between the dev server and the build.
  */
 import { expose } from 'comlink';
+import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import { httpBundleReader, readBundleIndex } from '../data/bundle.ts';
 import { createBrowserSqlExecutor } from '../sql/browser-worker.ts';
 import { createEnvApi } from './env-api.ts';
 import { loadLlm } from './llm-generate.ts';
+import { loadTjs } from './tjs/tjs-generate.ts';
 import { createGpuTrainSession } from './train-gpu-model.ts';
 
 const baseUrl = self.name || new URL('../', self.location.href).href;
@@ -22,6 +24,8 @@ const api = createEnvApi({
   bundleNames: () => readBundleIndex(new URL('bundles/', baseUrl).href),
   loadLlm: (source, onProgress, options) => loadLlm(source, baseUrl, onProgress, options),
   createTrainSession: (source, loaded, request) => createGpuTrainSession(source, baseUrl, loaded.tokenizer, request),
+  // transformers.js's ONNX Runtime WASM: the app's own copy (Vite emits it), never a CDN.
+  loadTjs: (source, options, onProgress) => loadTjs(source, baseUrl, ortWasmUrl, options, onProgress),
 });
 
 expose(api);

@@ -1,11 +1,15 @@
 /**
  * A Qwen model inside the environment worker: its files (read by llm-source.ts from a folder served with the app, the
  * Hugging Face Hub through the browser cache, or a local folder the user picked), its tokenizer, a WebGPU device and a `QwenEngine`, and the
- * `generate` function the `LlmPolicy` is given. One sequence (slot 0): each turn resets the slot, prefills the prompt
- * and samples on the GPU (seeded, temperature 0 = greedy) until `<|im_end|>` / `<|endoftext|>`, the token limit, or
- * the context's end. Each generation reports its prefill time (the prompt's forward and the first sampled token) and
- * its decode time (every later token) apart, so tokens/s can be shown for each. `onToken` hears the count of new
- * tokens after each one (the page shows "Generating… N tokens"; the host throttles what crosses to it).
+ * `generate` function the `LlmPolicy` is given. The engine holds B sequences (decode-slots.ts: as many as the memory
+ * budget allows, up to 8) and a `BatchedGenerator` schedules every turn asked of it (Watch's, Evaluate's episodes
+ * played concurrently) onto them: their decode steps run together, one `engine.sample` per token, seeded per
+ * sequence (temperature 0 = greedy) until `<|im_end|>` / `<|endoftext|>`, the token limit, or the context's end. Each
+ * slot keeps its KV cache between turns: a turn prefills only the tokens past the longest prefix its prompt shares
+ * with a slot computed under the same weights and adapter (`Generation.prefillTokens` says how many). Each
+ * generation reports its prefill time (until its first token) and its decode time (every later token) apart, so
+ * tokens/s can be shown for each. `onToken` hears the count of new tokens after each one (the page shows
+ * "Generating… N tokens"; the host throttles what crosses to it); an `onToken` that throws drops that turn alone.
  *
  * Cancel: `options.signal` stops a load between chunks of a download (the Hub's partial bytes stay cached, so the
  * next load resumes) and between phases; the load then rejects with LoadCancelledError.
@@ -25,20 +29,22 @@
  * created, so its runtime and WASM are never fetched.
  */
 import { acquireGpu, type GpuContext, type GpuState } from '../gpu/device.ts';
+import { chooseDecodeSlots } from '../gpu/engine/decode-slots.ts';
 import { PROMPT_PIECE_TOKENS, QwenEngine } from '../gpu/engine/qwen-engine.ts';
-import type { WeightFormat } from '../gpu/quant.ts';
+import { DEFAULT_DECODE_WEIGHTS, type WeightFormat } from '../gpu/quant.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadCheckpoint } from '../model/load.ts';
 import { loraScale, type LoraAdapter } from '../model/lora.ts';
 import { createTokenizer, type Tokenizer } from '../model/tokenizer.ts';
-import type { Generate, Generation } from '../policies/llm/llm-policy.ts';
+import { BatchedGenerator, type Variant } from '../policies/llm/batched-generator.ts';
+import type { Generate } from '../policies/llm/llm-policy.ts';
 import { padAdapter, planCovers, widenPlan, type LoraPlan } from './adapter-slot.ts';
 import { LoadCancelledError, sourceReader, type LlmSource } from './llm-source.ts';
 
 export { LoadCancelledError, type LlmSource } from './llm-source.ts';
 
 export interface LlmLoadOptions {
-  /** Storage of the base matrices on the GPU; default 'q4' for real models, 'f16' when the model is tiny. */
+  /** Storage of the base matrices on the GPU; default DEFAULT_DECODE_WEIGHTS for real models, 'f16' when the model is tiny. */
   weights?: WeightFormat;
   /** Positions of the KV cache (prompt + reply); default min(2048, the model's max positions). */
   contextTokens?: number;
@@ -76,6 +82,8 @@ export interface LoadedLlm {
   /** Frees the engine's GPU memory until the next turn (which builds it again from the source). */
   release?(): void;
   contextTokens: number;
+  /** B: turns decoded together (Evaluate plays this many episodes at once). */
+  slots?: number;
   /** The adapter, as `vendor/architecture [+f16]`. */
   adapter: string;
   weights: WeightFormat;
@@ -110,10 +118,11 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
 
   onProgress({ phase: 'gpu', loaded: 0, total: 1 });
   const tiny = config.hiddenSize <= 256;
-  const weights = options.weights ?? (tiny ? 'f16' : 'q4');
+  const weights = options.weights ?? (tiny ? 'f16' : DEFAULT_DECODE_WEIGHTS);
   const contextTokens = Math.max(64, Math.min(options.contextTokens ?? 2048, config.maxPositionEmbeddings));
   let loraPlan: LoraPlan | null = null;
-  const engineOptions = () => ({ batch: 1, context: contextTokens, weights, lora: loraPlan });
+  const slots = chooseDecodeSlots(config, { context: contextTokens, weights });
+  const engineOptions = () => ({ batch: slots, context: contextTokens, weights, lora: loraPlan });
   const ctx: GpuContext = await acquireGpu({ label: 'sqlenv-llm' });
   let engine: QwenEngine;
   try {
@@ -130,6 +139,9 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   /** The adapter in the engine's LoRA buffers (null: none loaded); `released`: the engine is gone until rebuilt. */
   let loadedKey: string | null = null;
   let released = false;
+  /** Engines built so far, and adapters loaded into them: part of every cache key, so no cache outlives its weights. */
+  let epoch = 0;
+  let loraLoads = 0;
   /** A new engine with the current LoRA plan, the weights read from the source again and uploaded. */
   const rebuild = async (): Promise<void> => {
     const again = await reader.read(() => undefined);
@@ -139,6 +151,8 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
     reloaded.tensors.clear();
     loadedKey = null;
     released = false;
+    epoch++;
+    scheduler.forgetCaches();
   };
 
   let recoveries = 0;
@@ -169,15 +183,22 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
     return stateOf(ctx) === 'lost'; // read again: the device's lost handler may have changed it while we waited
   };
 
-  const endTokens = new Set([tokenizer.special.imEnd, tokenizer.special.endOfText]);
-  let busy: Promise<unknown> = Promise.resolve();
+  const scheduler: BatchedGenerator = new BatchedGenerator({
+    engine: () => engine,
+    endTokens: [tokenizer.special.imEnd, tokenizer.special.endOfText],
+    decode: (ids) => tokenizer.decode(ids),
+    // The prompt in pieces, each its own submit: a reload or another tab never waits long behind one (SwiftShader).
+    prefillChunk: PROMPT_PIECE_TOKENS,
+  });
 
-  /** The engine ready for a turn with `adapter` on (null: the base). */
-  const prepare = async (adapter: AdapterSource | null): Promise<void> => {
+  /** The engine ready for a batch with `adapter` on (null: the base); returns the key its caches are computed under. */
+  const prepare = async (adapter: AdapterSource | null): Promise<string> => {
+    if (ctx.state === 'lost') await recover();
+    ctx.assertReady();
     if (released) await rebuild();
     if (adapter === null) {
       if (engine.loraEnabled) engine.setLoraEnabled(false);
-      return;
+      return `base@${epoch}`;
     }
     if (loadedKey !== adapter.key) {
       const lora = await adapter.load();
@@ -189,59 +210,25 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
       }
       engine.loadLora(padAdapter(config, lora, loraPlan!).layers, loraScale(lora.config));
       loadedKey = adapter.key;
+      loraLoads++;
     }
     engine.setLoraEnabled(true);
+    return `${adapter.key}@${epoch}.${loraLoads}`;
   };
 
-  const generateOnce = async (promptIds: number[], o: Parameters<Generate>[1], adapter: AdapterSource | null): Promise<Generation> => {
-    if (ctx.state === 'lost') await recover();
-    ctx.assertReady();
-    await prepare(adapter);
-    const room = contextTokens - promptIds.length;
-    if (room < 1) throw new RangeError(`The prompt (${promptIds.length} tokens) fills the model's context of ${contextTokens} tokens.`);
-    const limit = Math.min(o.maxNewTokens, room);
-    engine.reset(0);
-    const sampling = { temperature: o.temperature, topP: o.temperature > 0 ? o.topP : 1 };
-    const seed = o.seed >>> 0;
-    const tokenIds: number[] = [];
-    const logProbs: number[] = [];
-    let input: number[] = promptIds;
-    const started = performance.now();
-    let prefillEnd = started;
-    while (tokenIds.length < limit) {
-      // The prompt in pieces, each its own submit: a reload or another tab never waits long behind one (SwiftShader).
-      const s = await engine.sample([{ slot: 0, ids: input, key: { seed, sequence: 0, step: tokenIds.length } }], sampling, { maxTokensPerForward: PROMPT_PIECE_TOKENS });
-      if (tokenIds.length === 0) prefillEnd = performance.now();
-      const token = s.tokens[0];
-      tokenIds.push(token);
-      logProbs.push(s.logprobs[0]);
-      o.onToken?.(tokenIds.length);
-      if (endTokens.has(token)) break;
-      input = [token];
-    }
-    const ended = performance.now();
-    const last = tokenIds.at(-1);
-    const shown = last !== undefined && endTokens.has(last) ? tokenIds.slice(0, -1) : tokenIds;
-    return { tokenIds, text: tokenizer.decode(shown), logProbs, prefillSeconds: (prefillEnd - started) / 1000, decodeSeconds: (ended - prefillEnd) / 1000 };
-  };
+  const variantOf = (adapter: AdapterSource | null): Variant => ({ name: adapter === null ? 'base' : `adapter:${adapter.key}`, prepare: () => prepare(adapter) });
 
-  /** One turn; a turn the device loss interrupted is played again, once, on the recovered device. */
-  const generateRecovering = async (promptIds: number[], o: Parameters<Generate>[1], adapter: AdapterSource | null): Promise<Generation> => {
-    try {
-      return await generateOnce(promptIds, o, adapter);
-    } catch (e) {
-      if (!(await lostDuring())) throw e;
-      return generateOnce(promptIds, o, adapter);
-    }
-  };
-
+  /** A turn's generate; a turn the device loss interrupted is played again, once, on the recovered device. */
   const generateFor =
     (adapter: AdapterSource | null): Generate =>
-    (promptIds, o) => {
-      // One sequence slot: turns never overlap (Watch and Evaluate may both ask).
-      const run = busy.then(() => generateRecovering(promptIds, o, adapter));
-      busy = run.catch(() => undefined);
-      return run;
+    async (promptIds, o) => {
+      const variant = variantOf(adapter);
+      try {
+        return await scheduler.generate(promptIds, o, variant);
+      } catch (e) {
+        if (!(await lostDuring())) throw e;
+        return scheduler.generate(promptIds, o, variant);
+      }
     };
 
   return {
@@ -251,14 +238,16 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
     generate: generateFor(null),
     generateWith: generateFor,
     release: () => {
-      // Queued behind any turn in progress, so a turn never loses its engine midway.
-      busy = busy.then(() => {
+      // Once no turn is in progress, so a turn never loses its engine midway.
+      scheduler.whenIdle(() => {
         if (released) return;
         engine.destroy();
         released = true;
+        scheduler.forgetCaches();
       });
     },
     contextTokens,
+    slots,
     adapter: `${ctx.adapterInfo.vendor || 'unknown'}/${ctx.adapterInfo.architecture || 'unknown'}${ctx.features.shaderF16 ? ' +f16' : ''}`,
     weights,
     recoveries: () => recoveries,

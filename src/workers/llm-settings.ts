@@ -11,7 +11,7 @@
  *   weights        storage of the base matrices on the GPU for decode: q4 (default), q8 or f16 (the reference);
  *                  changing it needs a reload, the others apply to the next episode
  */
-import { WEIGHT_FORMATS, type WeightFormat } from '../gpu/quant.ts';
+import { DEFAULT_DECODE_WEIGHTS, WEIGHT_FORMATS, type WeightFormat } from '../gpu/quant.ts';
 import { SHOT_COUNTS } from '../policies/llm/prompt.ts';
 
 export type ShotCount = (typeof SHOT_COUNTS)[number];
@@ -28,7 +28,7 @@ export interface LlmPolicySettings {
   shots?: ShotCount;
   /** The dataset whose train questions the shots are played on; default 'demo'. */
   shotDataset?: string;
-  /** Decode weight storage; default 'q4'. */
+  /** Decode weight storage; default DEFAULT_DECODE_WEIGHTS (quant.ts). */
   weights?: WeightFormat;
 }
 
@@ -56,7 +56,7 @@ export function resolveLlmSettings(settings: LlmPolicySettings = {}): ResolvedLl
     topP: settings.topP ?? (thinking ? 0.95 : 0.8),
     shots: settings.shots ?? 0,
     shotDataset: settings.shotDataset ?? 'demo',
-    weights: settings.weights ?? 'q4',
+    weights: settings.weights ?? DEFAULT_DECODE_WEIGHTS,
   };
   if (typeof resolved.thinking !== 'boolean') throw new LlmSettingsError('thinking', 'must be true or false');
   if (!Number.isInteger(resolved.maxNewTokens) || resolved.maxNewTokens < 1 || resolved.maxNewTokens > MAX_NEW_TOKENS_LIMIT) {

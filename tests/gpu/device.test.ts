@@ -57,6 +57,17 @@ describe('acquireGpu', () => {
     expect((await acquireGpu({ gpu: withF16.gpu, disableShaderF16: true })).features.shaderF16).toBe(false);
   });
 
+  it('requests subgroups only when the adapter has them, alongside shader-f16', async () => {
+    const without = fakeGpu(BIG, ['shader-f16']);
+    expect((await acquireGpu({ gpu: without.gpu })).features.subgroups).toBe(false);
+    expect(without.requests[0].requiredFeatures).toEqual(['shader-f16']);
+    const both = fakeGpu(BIG, ['subgroups', 'shader-f16']);
+    expect((await acquireGpu({ gpu: both.gpu })).features).toMatchObject({ subgroups: true, shaderF16: true });
+    expect(both.requests[0].requiredFeatures).toEqual(['shader-f16', 'subgroups']);
+    expect((await acquireGpu({ gpu: both.gpu, disableSubgroups: true })).features.subgroups).toBe(false);
+    expect(both.requests[1].requiredFeatures).toEqual(['shader-f16']);
+  });
+
   it('gives typed errors when there is no WebGPU or no adapter', async () => {
     await expect(acquireGpu({ gpu: fakeGpu(null).gpu })).rejects.toMatchObject({ name: 'GpuUnavailableError', reason: 'no-adapter' });
     await expect(acquireGpu()).rejects.toBeInstanceOf(GpuUnavailableError);

@@ -10,7 +10,13 @@ import { WEIGHT_FORMATS } from '../../src/gpu/quant.ts';
 import { QWEN2_5_0_5B_INSTRUCT, QWEN3_0_6B } from '../../src/model/config.ts';
 import { tinyModelConfig } from '../../src/model/tiny-model.ts';
 
-const PER_ELEMENT = { f16: 2, q8: 1.125, q4: 0.625 } as const;
+const PER_ELEMENT = { f16: 2, q8: 1.125, q4: 0.625, q4m: 0.625 } as const;
+/** Bytes per element of matrix `name` in a plan of `format`: q4m keeps the embedding and LM head at q8. */
+function perElement(format: keyof typeof PER_ELEMENT, name: string): number {
+  return format === 'q4m' && (name === 'model.embed_tokens.weight' || name === 'lm_head.weight') ? PER_ELEMENT.q8 : PER_ELEMENT[format];
+}
+// Qwen3-0.6B's tied embedding: 151,936 × 1,024 elements.
+const QWEN3_EMBED = 151_936 * 1024;
 
 describe('planMemory weight formats', () => {
   // Qwen3-0.6B: 595,984,384 parameters in matrices, 65,536 in norms.
@@ -21,13 +27,16 @@ describe('planMemory weight formats', () => {
     const lines: string[] = [];
     for (const format of WEIGHT_FORMATS) {
       const plan = planMemory(QWEN3_0_6B, { batch: 4, context: 2048, weights: format });
-      expect(plan.byKind.weight).toBe(QWEN3_MATRIX * PER_ELEMENT[format] + QWEN3_VECTOR * 4);
+      const embed = QWEN3_EMBED * perElement(format, 'model.embed_tokens.weight');
+      expect(plan.byKind.weight).toBe((QWEN3_MATRIX - QWEN3_EMBED) * PER_ELEMENT[format] + embed + QWEN3_VECTOR * 4);
       lines.push(`${format}: weights ${formatBytes(plan.byKind.weight)}, total ${formatBytes(plan.totalBytes)}, split ${plan.entries.filter((e) => e.chunks).length}`);
     }
     console.log(`Qwen3-0.6B, B=4 S=2048:\n  ${lines.join('\n  ')}`);
     expect(formatBytes(planMemory(QWEN3_0_6B, { batch: 1, context: 256, weights: 'f16' }).byKind.weight)).toBe('1.11 GiB');
     expect(formatBytes(planMemory(QWEN3_0_6B, { batch: 1, context: 256, weights: 'q8' }).byKind.weight)).toBe('639.7 MiB');
     expect(formatBytes(planMemory(QWEN3_0_6B, { batch: 1, context: 256, weights: 'q4' }).byKind.weight)).toBe('355.5 MiB');
+    // q4m: 4-bit projections (0.625 B) and a q8 embedding (1.125 B): 355.5 MiB + 151,936 · 1,024 · 0.5 B.
+    expect(formatBytes(planMemory(QWEN3_0_6B, { batch: 1, context: 256, weights: 'q4m' }).byKind.weight)).toBe('429.7 MiB');
   });
 
   it('every matrix entry of every format is sized by its format, vectors stay f32', () => {
@@ -38,7 +47,7 @@ describe('planMemory weight formats', () => {
         expect(plan.options.weights).toBe(format);
         plan.entries.forEach((e, i) => {
           expect(e.name).toBe(f16.entries[i].name);
-          if (e.kind === 'weight' && e.shape.length === 2) expect(e.bytes).toBe(e.shape[0] * e.shape[1] * PER_ELEMENT[format]);
+          if (e.kind === 'weight' && e.shape.length === 2) expect(e.bytes).toBe(e.shape[0] * e.shape[1] * perElement(format, e.name));
           else expect(e.bytes).toBe(f16.entries[i].bytes);
         });
       }

@@ -1,10 +1,10 @@
 /**
  * The memory plan: its weight table is exactly the checkpoint's tensor list (names and shapes, for Qwen3 and
- * Qwen2.5), byte counts follow the storage rules (packed f16 matrices, f32 vectors), large weights are split to fit
- * a binding, and it answers "how much GPU memory would Qwen3-0.6B need" from the config alone (golden figures).
+ * Qwen2.5), byte counts follow the storage rules (packed f16 matrices, f32 vectors, an f16 KV cache by default and
+ * an f32 one on request), large weights are split to fit a binding, and it answers "how much GPU memory would Qwen3-0.6B need" from the config alone (golden figures).
  */
 import { describe, expect, it } from 'vitest';
-import { PROJECTION_NAMES, formatBytes, formatPlan, planMemory, type PlanDims } from '../../src/gpu/memory-plan.ts';
+import { PROJECTION_NAMES, formatBytes, formatPlan, matrixFormat, planMemory, type PlanDims } from '../../src/gpu/memory-plan.ts';
 import { QWEN2_5_0_5B_INSTRUCT, QWEN3_0_6B } from '../../src/model/config.ts';
 import { expectedTensors, parameterCount } from '../../src/model/weights.ts';
 
@@ -28,7 +28,7 @@ describe('planMemory', () => {
   }
 
   it('answers for Qwen3-0.6B with B = 4 sequences of 2048 tokens and a rank-16 LoRA on every projection', () => {
-    const plan = planMemory(QWEN3_0_6B, { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTION_NAMES } });
+    const plan = planMemory(QWEN3_0_6B, { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTION_NAMES }, kvCache: 'f32' });
     console.log(formatPlan(plan));
     // 596,049,920 parameters: 595,984,384 in matrices (f16) and 65,536 in norms (f32).
     expect(plan.byKind.weight).toBe(595_984_384 * 2 + 65_536 * 4);
@@ -42,6 +42,25 @@ describe('planMemory', () => {
     expect(plan.largestBufferBytes).toBeLessThanOrEqual(128 * MiB);
     expect(plan.entries.filter((e) => e.chunks).map((e) => e.name)).toEqual(['model.embed_tokens.weight']);
     expect(formatBytes(plan.totalBytes)).toBe('2.94 GiB');
+  });
+
+  it('stores the KV cache as f16 pairs by default (half the bytes), f32 on request, same shapes', () => {
+    const options = { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTION_NAMES } };
+    const f16 = planMemory(QWEN3_0_6B, options);
+    const f32 = planMemory(QWEN3_0_6B, { ...options, kvCache: 'f32' });
+    expect(f16.options.kvCache).toBe('f16');
+    expect(f32.options.kvCache).toBe('f32');
+    const kv = (plan: typeof f16) => plan.entries.filter((e) => e.kind === 'kv-cache');
+    expect(kv(f16).map((e) => [e.name, e.shape])).toEqual(kv(f32).map((e) => [e.name, e.shape]));
+    expect(kv(f16).length).toBe(28 * 2);
+    for (const e of kv(f16)) expect([e.dtype, e.shape, e.bytes]).toEqual(['f16', [4, 2048, 8, 128], 4 * 2048 * 8 * 128 * 2]);
+    for (const e of kv(f32)) expect([e.dtype, e.bytes]).toEqual(['f32', 4 * 2048 * 8 * 128 * 4]);
+    // Only the cache changes: 28 · 2 · (B·S·KVH·D) elements at 2 bytes instead of 4.
+    expect(f16.totalBytes).toBe(f32.totalBytes - 28 * 2 * 4 * 2048 * 8 * 128 * 2);
+    // The cache is a plain buffer (allocatePlan makes packed weights only of matrix dtypes).
+    expect(matrixFormat('f16')).toBeNull();
+    expect(formatPlan(f16)).toMatch(/^memory plan: .* kv=f16/);
+    expect(formatPlan(f16)).toMatch(/kv-cache\s+kv\.\{l\}\.k\s+f16\s+\(4, 2048, 8, 128\)\s+16\.0 MiB × 28/);
   });
 
   it('splits nothing when bindings are large, and an untied lm_head like the embedding', () => {

@@ -7,7 +7,7 @@ import { describeLlmSettings, LlmSettingsError, resolveLlmSettings, type LlmPoli
 
 describe('resolveLlmSettings', () => {
   it('fills the defaults: thinking off, zero-shot, temperature 0.7, top-p 0.8, 256 tokens, q4 weights', () => {
-    expect(resolveLlmSettings()).toEqual({ thinking: false, shots: 0, temperature: 0.7, topP: 0.8, maxNewTokens: 256, weights: 'q4', shotDataset: 'demo' });
+    expect(resolveLlmSettings()).toEqual({ thinking: false, shots: 0, temperature: 0.7, topP: 0.8, maxNewTokens: 256, weights: 'q8', shotDataset: 'demo' });
   });
 
   it("uses Qwen3's thinking defaults when thinking is on, unless a value is given", () => {
@@ -48,6 +48,6 @@ describe('resolveLlmSettings', () => {
   });
 
   it('describes the settings in one line for the policy list', () => {
-    expect(describeLlmSettings(resolveLlmSettings({ shots: 1, temperature: 0 }))).toBe('1-shot, thinking off, greedy, at most 256 new tokens a turn, q4 weights');
+    expect(describeLlmSettings(resolveLlmSettings({ shots: 1, temperature: 0 }))).toBe('1-shot, thinking off, greedy, at most 256 new tokens a turn, q8 weights');
   });
 });

@@ -67,7 +67,8 @@ export async function checkAdapterRoundtrip(ctx: GpuContext, seed: number, note:
   const ids = Array.from({ length: 12 }, () => Math.floor(rng.next() * V));
   const prompt = ids.slice(0, 9);
   const next = ids[9];
-  const plan = { batch: 1, context: 32, maxTokens: 16, weights: 'f16' as const, lora: { rank: LORA.rank, targets: LORA.targetModules } };
+  // An f32 KV cache, so the comparisons with the reference measure the adapter's path (engine.ts checks the f16 cache).
+  const plan = { batch: 1, context: 32, maxTokens: 16, weights: 'f16' as const, kvCache: 'f32' as const, lora: { rank: LORA.rank, targets: LORA.targetModules } };
   const shape = `qwen3 L=${config.numLayers} C=${config.hiddenSize} V=${V} R=${LORA.rank} all projections, prefill ${prompt.length} + 1 decode`;
   const results: Comparison[] = [];
 
@@ -118,7 +119,7 @@ export async function checkAdapterRoundtrip(ctx: GpuContext, seed: number, note:
       const c = compare(`${dtype} PEFT files vs F32 files (≤ 2·ulp/2·adapter effect)`, shape, logits, before, { abs: 2 * HALF_ULP[dtype] * effect, rel: 0 });
       results.push(c, property(`${dtype} rounding is visible in the logits (max |Δ| > 0)`, shape, c.maxAbs > 0, c.maxAbs));
       note(`${dtype} adapter file: logits max |Δ| vs F32 file = ${c.maxAbs.toExponential(3)} (${(c.maxAbs / (HALF_ULP[dtype] * effect)).toFixed(2)}× ulp/2 × effect), max rel = ${c.maxRel.toExponential(3)}`);
-      const session = createReferenceSession(config, weights, toReferenceLora(half));
+      const session = createReferenceSession(config, weights, toReferenceLora(half), fresh.plan.options.kvCache);
       const want = new Float64Array(2 * V);
       want.set(session.prefill(prompt), 0);
       want.set(session.decode(next), V);

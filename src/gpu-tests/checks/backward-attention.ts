@@ -1,20 +1,26 @@
 /**
- * Attention backward check: a training batch of several sequences of different lengths packed token after token,
- * each from position 0 in its own cache slot (slots in reverse order, so slot ≠ sequence index). The cache is filled
- * as the forward fills it (KvCacheOp over garbage, so a read outside a sequence's keys shows), `AttentionOp` gives
- * out and lse, and `AttentionBackwardOp` — with dq, dk, dv pre-filled with garbage, as they are written, not
- * accumulated — is compared per sequence with `attentionBackwardRef` on the same f32-rounded inputs.
- * Cases: GQA (H=4, KVH=2) and MHA, D = 16 and 64, lengths 5, 1, 9; and one case with more than a tile (64) of keys
- * per query and of (query, head) pairs per key, G = 4 and D = 200 (not a multiple of the 64 invocations).
+ * Attention backward check, for each KV-cache format (kv-format.ts: packed f16, the default, and f32): a training
+ * batch of several sequences of different lengths packed token after token, each from position 0 in its own cache
+ * slot (slots in reverse order, so slot ≠ sequence index; the longest sequence fills its slot to position S − 1).
+ * The cache is filled as the forward fills it (KvCacheOp over garbage of the cache's format, so a read outside a
+ * sequence's keys shows), `AttentionOp` gives out and lse, and `AttentionBackwardOp` — with dq, dk, dv pre-filled with
+ * garbage, as they are written, not accumulated — is compared per sequence with `attentionBackwardRef` on the same
+ * f32-rounded inputs, its K/V as the cache stores them (f16-rounded for the f16 cache: dk and dv are the gradients of
+ * the stored values, passed straight through).
+ * Cases: GQA (H=4, KVH=2) and MHA, D = 16, 18 (an odd number of pairs) and 64, lengths 5, 1, 9; and one case with
+ * more than a tile (64) of keys per query and of (query, head) pairs per key, G = 4 and D = 198 (99 pairs: not a
+ * multiple of the 64 invocations, and both of an invocation's pairs in the dq pass).
  */
 import { createRng } from '../../data/rng.ts';
 import type { GpuContext } from '../../gpu/device.ts';
 import { AttentionOp } from '../../gpu/kernels/attention.ts';
 import { AttentionBackwardOp } from '../../gpu/kernels/attention-backward.ts';
 import { KvCacheOp } from '../../gpu/kernels/kvcache.ts';
+import { KV_CACHE_FORMATS, type KvCacheFormat } from '../../gpu/kv-format.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import { attentionBackwardRef } from '../../model/reference/ops.ts';
 import { compare, type Comparison } from '../compare.ts';
+import { kvCacheBuffer, kvStored } from '../kv-cache.ts';
 import { Scope, randomF32 } from '../util.ts';
 
 const TOL = { abs: 1e-5, rel: 1e-4 };
@@ -29,22 +35,24 @@ interface Case {
 const CASES: Case[] = [
   { H: 4, KVH: 2, D: 16, lengths: [5, 1, 9] },
   { H: 4, KVH: 2, D: 64, lengths: [5, 1, 9] },
-  { H: 2, KVH: 2, D: 16, lengths: [5, 1, 9] },
+  { H: 2, KVH: 2, D: 18, lengths: [5, 1, 9] },
   { H: 2, KVH: 2, D: 64, lengths: [5, 1, 9] },
-  { H: 4, KVH: 1, D: 200, lengths: [70, 3] },
+  { H: 4, KVH: 1, D: 198, lengths: [70, 3] },
 ];
 
 export async function checkBackwardAttention(ctx: GpuContext, seed: number, note: (text: string) => void): Promise<Comparison[]> {
   const [forward, backward, kvcache] = await Promise.all([AttentionOp.create(ctx), AttentionBackwardOp.create(ctx), KvCacheOp.create(ctx)]);
   const results: Comparison[] = [];
-  for (const c of CASES) {
-    const scope = new Scope(ctx);
-    const rec = new Recorder(ctx, 'check.backward-attention');
-    try {
-      results.push(...(await runCase(scope, rec, { forward, backward, kvcache }, c, seed, note)));
-    } finally {
-      rec.destroy();
-      scope.destroy();
+  for (const format of KV_CACHE_FORMATS) {
+    for (const c of CASES) {
+      const scope = new Scope(ctx);
+      const rec = new Recorder(ctx, 'check.backward-attention');
+      try {
+        results.push(...(await runCase(scope, rec, { forward, backward, kvcache }, format, c, seed, note)));
+      } finally {
+        rec.destroy();
+        scope.destroy();
+      }
     }
   }
   return results;
@@ -56,10 +64,10 @@ interface Ops {
   kvcache: KvCacheOp;
 }
 
-async function runCase(scope: Scope, rec: Recorder, ops: Ops, { H, KVH, D, lengths }: Case, seed: number, note: (text: string) => void): Promise<Comparison[]> {
+async function runCase(scope: Scope, rec: Recorder, ops: Ops, format: KvCacheFormat, { H, KVH, D, lengths }: Case, seed: number, note: (text: string) => void): Promise<Comparison[]> {
   const rng = createRng(seed * 7919 + H * 131 + KVH * 17 + D);
   const B = lengths.length;
-  const S = Math.max(...lengths) + 3;
+  const S = Math.max(...lengths);
   const starts = lengths.map((_, b) => lengths.slice(0, b).reduce((a, n) => a + n, 0));
   const T = lengths.reduce((a, n) => a + n, 0);
   const slotOf = (b: number) => B - 1 - b;
@@ -73,23 +81,25 @@ async function runCase(scope: Scope, rec: Recorder, ops: Ops, { H, KVH, D, lengt
   const slots = scope.u32('slots', tokens.map((x) => slotOf(x.b)));
   const positions = scope.u32('positions', tokens.map((x) => x.p));
   const seqEnds = scope.u32('seqEnds', tokens.map((x) => starts[x.b] + lengths[x.b]));
-  const kCache = scope.f32('kCache', randomF32(rng, B * S * KVH * D, 100));
-  const vCache = scope.f32('vCache', randomF32(rng, B * S * KVH * D, 100));
+  const kCache = kvCacheBuffer(scope, format, 'kCache', randomF32(rng, B * S * KVH * D, 100));
+  const vCache = kvCacheBuffer(scope, format, 'vCache', randomF32(rng, B * S * KVH * D, 100));
   const qBuf = scope.f32('q', q);
   const out = scope.empty('out', T * H * D);
   const lse = scope.empty('lse', T * H);
   const dq = scope.f32('dq', randomF32(rng, T * H * D, 100));
   const dk = scope.f32('dk', randomF32(rng, T * KVH * D, 100));
   const dv = scope.f32('dv', randomF32(rng, T * KVH * D, 100));
-  ops.kvcache.write(rec, { k: scope.f32('k', k), v: scope.f32('v', v), slots, positions, kCache, vCache, T, KVH, D, S, B });
-  ops.forward.encode(rec, { out, lse, q: qBuf, kCache, vCache, slots, positions, T, H, KVH, D, S, B });
+  ops.kvcache.write(rec, { k: scope.f32('k', k), v: scope.f32('v', v), slots, positions, kCache, vCache, T, KVH, D, S, B, format });
+  ops.forward.encode(rec, { out, lse, q: qBuf, kCache, vCache, slots, positions, T, H, KVH, D, S, B, format });
   const before = rec.pending;
-  ops.backward.encode(rec, { dq, dk, dv, dout: scope.f32('dout', dout), q: qBuf, out, lse, kCache, vCache, slots, positions, seqEnds, T, H, KVH, D, S, B });
+  ops.backward.encode(rec, { dq, dk, dv, dout: scope.f32('dout', dout), q: qBuf, out, lse, kCache, vCache, slots, positions, seqEnds, T, H, KVH, D, S, B, format });
   const dispatches = rec.pending - before;
   await rec.finish();
   const [gotDq, gotDk, gotDv] = await Promise.all([scope.read(dq, T * H * D), scope.read(dk, T * KVH * D), scope.read(dv, T * KVH * D)]);
 
-  // Reference, one sequence at a time over its own keys (positions 0..n−1 are its tokens), into the packed order.
+  // Reference, one sequence at a time over its own (stored) keys (positions 0..n−1 are its tokens), into the packed order.
+  const kStored = kvStored(format, k);
+  const vStored = kvStored(format, v);
   const refDq = new Float64Array(T * H * D);
   const refDk = new Float64Array(T * KVH * D);
   const refDv = new Float64Array(T * KVH * D);
@@ -98,9 +108,9 @@ async function runCase(scope: Scope, rec: Recorder, ops: Ops, { H, KVH, D, lengt
     const kw = KVH * D;
     const span = (a: Float64Array, w: number) => a.subarray(starts[b] * w, (starts[b] + n) * w);
     const ps = Array.from({ length: n }, (_, p) => p);
-    attentionBackwardRef(span(refDq, qw), span(refDk, kw), span(refDv, kw), span(dout, qw), span(q, qw), span(k, kw), span(v, kw), ps, n, n, H, KVH, D);
+    attentionBackwardRef(span(refDq, qw), span(refDk, kw), span(refDv, kw), span(dout, qw), span(q, qw), span(kStored, kw), span(vStored, kw), ps, n, n, H, KVH, D);
   });
-  const shape = `seqs=${lengths.join(',')} T=${T} H=${H} KVH=${KVH} D=${D}`;
+  const shape = `${format} cache seqs=${lengths.join(',')} T=${T} H=${H} KVH=${KVH} D=${D}`;
   note(`attention backward ${shape}: ${dispatches} dispatches`);
   return [
     compare('attention backward dq', shape, gotDq, refDq, TOL),

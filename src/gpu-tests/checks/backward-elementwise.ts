@@ -10,7 +10,7 @@ import type { GpuContext } from '../../gpu/device.ts';
 import type { AdamWSettings } from '../../gpu/engine/train-ops.ts';
 import { LogSoftmaxOp } from '../../gpu/kernels/logsoftmax.ts';
 import { OptimizerOp } from '../../gpu/kernels/optim.ts';
-import { RmsnormBackwardOp } from '../../gpu/kernels/rmsnorm-backward.ts';
+import { RmsnormBackwardOp, type RmsnormBackwardVariant } from '../../gpu/kernels/rmsnorm-backward.ts';
 import { SwigluBackwardOp } from '../../gpu/kernels/swiglu-backward.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import { rmsnormBackwardRef, swigluBackwardRef, tokenLogProbsBackwardRef } from '../../model/reference/ops.ts';
@@ -29,16 +29,25 @@ async function withScope<T>(ctx: GpuContext, label: string, body: (scope: Scope,
   }
 }
 
+/** Both variants at every size (the op picks one by C; each must be right for any C), writing and adding. */
+const VARIANT_CASES: readonly (readonly [RmsnormBackwardVariant, boolean])[] = [
+  ['workgroup', false],
+  ['workgroup', true],
+  ['row', false],
+  ['row', true],
+];
+
 export async function checkRmsnormBackward(ctx: GpuContext, seed: number): Promise<Comparison[]> {
   const op = await RmsnormBackwardOp.create(ctx);
   const results: Comparison[] = [];
   const cases = [
     [37, 96, 'layer norm'],
     [20, 16, 'q/k norm (T·H rows of D)'],
+    [150, 16, 'q/k norm over 64 rows (several row-variant workgroups)'],
     [3, 1000, 'C not a multiple of 64'],
   ] as const;
   for (const [M, C, label] of cases) {
-    for (const accumulate of [false, true]) {
+    for (const [variant, accumulate] of VARIANT_CASES) {
       const rng = createRng(seed * 103 + M * 7 + C + (accumulate ? 1 : 0));
       const x = randomF32(rng, M * C, 3);
       const w = randomF32(rng, C, 1);
@@ -50,11 +59,11 @@ export async function checkRmsnormBackward(ctx: GpuContext, seed: number): Promi
       const got = await withScope(ctx, 'check.rmsnorm_backward', async (scope, rec) => {
         // Without accumulate the old contents (dx0) must be overwritten, so both cases start from dx0.
         const dx = scope.f32('dx', dx0);
-        op.encode(rec, { dx, dy: scope.f32('dy', dy), x: scope.f32('x', x), weight: scope.f32('w', w), M, C, eps, accumulate });
+        op.encode(rec, { dx, dy: scope.f32('dy', dy), x: scope.f32('x', x), weight: scope.f32('w', w), M, C, eps, accumulate, variant });
         await rec.finish();
         return scope.read(dx, M * C);
       });
-      results.push(compare(`rmsnorm_backward ${label}${accumulate ? ' +=' : ''}`, `M=${M} C=${C}`, got, ref, { abs: 1e-5, rel: 1e-5 }));
+      results.push(compare(`rmsnorm_backward.${variant} ${label}${accumulate ? ' +=' : ''}`, `M=${M} C=${C}`, got, ref, { abs: 1e-5, rel: 1e-5 }));
     }
   }
   return results;
@@ -108,7 +117,9 @@ export async function checkTokenLogprobBackward(ctx: GpuContext, seed: number): 
   return results;
 }
 
-const ADAM_SIZES = [1, 37, 515, 4099, 16385]; // 16385 > 64 partials × 256: the partial kernel's stride loop runs
+// 1 … 4099: fewer than 64 partial workgroups (the rest of the tensor's slots zeroed); 16385 > 64 partials × 256:
+// the partial kernel's stride loop runs.
+const ADAM_SIZES = [1, 37, 515, 4099, 16385];
 
 /** An `AdamTensor` whose buffers are whole GPUBuffers (this check writes and reads them). */
 interface TensorBuffers {
@@ -139,9 +150,10 @@ export async function checkAdamw(ctx: GpuContext, seed: number, note: (text: str
         v: scope.f32(`v${i}`, new Float32Array(n)),
         n,
       }));
+      // Filled with garbage: the partial slots of the workgroups a small tensor does not dispatch must be zeroed.
       const normBytes = op.normBufferBytes(tensors.length);
-      const norm = scope.empty('norm', normBytes / 4);
-      const normAgain = scope.empty('norm-again', normBytes / 4);
+      const norm = scope.f32('norm', new Float32Array(normBytes / 4).fill(1e3));
+      const normAgain = scope.f32('norm-again', new Float32Array(normBytes / 4).fill(-7));
       for (let step = 1; step <= 3; step++) {
         tensors.forEach((t, i) => {
           writeBuffer(ctx, t.grad, Float32Array.from(grads[step - 1][i]));

@@ -1,8 +1,9 @@
 /**
  * Backward of the linear layers (kernels/matmul-backward.ts) against the float64 reference, on fresh random inputs:
  * - `backward-matmul-dx`: dx (+)= dy·W for f16, q8 and q4 weights (q8/q4 against `matmulBackwardRef` on the DECODED
- *   weights, so the tolerance measures the kernel's arithmetic), both variants (tiled and simple, which must also
- *   agree bit for bit), M not a multiple of the 64-row tile, K not a multiple of the 64-column tile, weights in
+ *   weights, so the tolerance measures the kernel's arithmetic), every variant (tiled, simple and rows, which must
+ *   also agree bit for bit), M not a multiple of the 64-row tile nor of rows' 8-row block, K not a multiple of the
+ *   64-column tile nor K/2 of rows' 64-invocation workgroup, weights in
  *   2–3 row chunks (a small maxBytes), accumulate on (dx starts from random values) and off (dx starts from garbage
  *   that must be overwritten), and an LM-head-like shape (N = V/8 rows in 3 chunks). Notes the GFLOP/s of dx (tiled)
  *   vs the forward matmul v1 on one shape (not asserted).
@@ -90,7 +91,7 @@ async function runDxCase(ctx: GpuContext, op: MatmulBackwardOp, c: DxCase, forma
     const shape = `${format} M=${M} N=${N} K=${K} chunks=${weight.chunks.length}${c.accumulate ? ' +=' : ' ='}`;
     const results: Comparison[] = [];
     const outs: Float32Array[] = [];
-    for (const variant of ['tiled', 'simple'] as MatmulDxVariant[]) {
+    for (const variant of ['tiled', 'simple', 'rows'] as MatmulDxVariant[]) {
       const dx = scope.f32('dx', init);
       op.dx(rec, { dx, dy: dyb, w: weight, M, accumulate: c.accumulate, variant });
       await rec.finish();
@@ -99,6 +100,7 @@ async function runDxCase(ctx: GpuContext, op: MatmulBackwardOp, c: DxCase, forma
       results.push(compare(`matmul_dx.${variant} vs ref`, shape, got, ref, c.tol ?? DX_TOL));
     }
     results.push(compareExact('matmul_dx tiled == simple (bits)', shape, outs[0], outs[1]));
+    results.push(compareExact('matmul_dx rows == simple (bits)', shape, outs[2], outs[1]));
     return results;
   } finally {
     destroyPackedWeight(weight);

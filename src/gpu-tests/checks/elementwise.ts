@@ -6,16 +6,21 @@
 import { createRng } from '../../data/rng.ts';
 import type { GpuContext } from '../../gpu/device.ts';
 import { EmbeddingOp } from '../../gpu/kernels/embedding.ts';
-import { LogSoftmaxOp } from '../../gpu/kernels/logsoftmax.ts';
+import { LogSoftmaxOp, TOKEN_ROW_MAX_V, type TokenLogprobVariant } from '../../gpu/kernels/logsoftmax.ts';
 import { ResidualOp } from '../../gpu/kernels/residual.ts';
-import { RmsnormOp } from '../../gpu/kernels/rmsnorm.ts';
+import { RmsnormOp, type RmsnormVariant } from '../../gpu/kernels/rmsnorm.ts';
 import { RopeOp } from '../../gpu/kernels/rope.ts';
 import { buildRopeTable } from '../../gpu/kernels/rope-table.ts';
 import { SwigluOp } from '../../gpu/kernels/swiglu.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import { addRef, embeddingRef, logSoftmaxRef, rmsnormRef, ropeBackwardRef, ropeRef, swigluRef } from '../../model/reference/ops.ts';
-import { compare, type Comparison } from '../compare.ts';
+import { compare, compareExact, type Comparison } from '../compare.ts';
 import { Scope, randomF16, randomF32 } from '../util.ts';
+
+/** token_logprob's variants for rows of V logits ('row' only up to TOKEN_ROW_MAX_V: the op refuses it above). */
+function tokenVariants(V: number): readonly TokenLogprobVariant[] {
+  return V <= TOKEN_ROW_MAX_V ? ['workgroup', 'row'] : ['workgroup'];
+}
 
 async function withScope<T>(ctx: GpuContext, label: string, body: (scope: Scope, rec: Recorder) => Promise<T>): Promise<T> {
   const scope = new Scope(ctx);
@@ -28,23 +33,36 @@ async function withScope<T>(ctx: GpuContext, label: string, body: (scope: Scope,
   }
 }
 
+/** Both variants at every size (the op picks one by C, but each must be right for any C), and equal bits. */
 export async function checkRmsnorm(ctx: GpuContext, seed: number): Promise<Comparison[]> {
   const op = await RmsnormOp.create(ctx);
   const results: Comparison[] = [];
-  for (const [M, C, label] of [[37, 96, 'layer norm'], [20, 16, 'q/k norm (T·H rows of D)'], [3, 1000, 'C not a multiple of 64']] as const) {
-    const rng = createRng(seed * 101 + M + C);
-    const x = randomF32(rng, M * C, 3);
-    const w = randomF32(rng, C, 1);
-    const eps = 1e-6;
-    const ref = new Float64Array(M * C);
-    rmsnormRef(ref, x, w, M, C, eps);
-    const got = await withScope(ctx, 'check.rmsnorm', async (scope, rec) => {
-      const out = scope.empty('out', M * C);
-      op.encode(rec, { out, x: scope.f32('x', x), weight: scope.f32('w', w), M, C, eps });
-      await rec.finish();
-      return scope.read(out, M * C);
-    });
-    results.push(compare(`rmsnorm ${label}`, `M=${M} C=${C}`, got, ref, { abs: 1e-5, rel: 1e-5 }));
+  const cases = [
+    [37, 96, 'layer norm'],
+    [20, 16, 'q/k norm (T·H rows of D)'],
+    [150, 16, 'q/k norm over 64 rows (several row-variant workgroups)'],
+    [9, 40, 'C below 64, not a power of two'],
+    [3, 1000, 'C not a multiple of 64'],
+  ] as const;
+  for (const [M, C, label] of cases) {
+    const outs: Float32Array[] = [];
+    for (const variant of ['workgroup', 'row'] as const satisfies readonly RmsnormVariant[]) {
+      const rng = createRng(seed * 101 + M + C);
+      const x = randomF32(rng, M * C, 3);
+      const w = randomF32(rng, C, 1);
+      const eps = 1e-6;
+      const ref = new Float64Array(M * C);
+      rmsnormRef(ref, x, w, M, C, eps);
+      const got = await withScope(ctx, 'check.rmsnorm', async (scope, rec) => {
+        const out = scope.empty('out', M * C);
+        op.encode(rec, { out, x: scope.f32('x', x), weight: scope.f32('w', w), M, C, eps, variant });
+        await rec.finish();
+        return scope.read(out, M * C);
+      });
+      results.push(compare(`rmsnorm.${variant} ${label}`, `M=${M} C=${C}`, got, ref, { abs: 1e-5, rel: 1e-5 }));
+      outs.push(got);
+    }
+    results.push(compareExact(`rmsnorm row == workgroup (bits) ${label}`, `M=${M} C=${C}`, outs[1], outs[0]));
   }
   return results;
 }
@@ -133,29 +151,44 @@ export async function checkResidual(ctx: GpuContext, seed: number): Promise<Comp
   });
 }
 
+/** log_softmax, and token_logprob in both variants: 'workgroup' at every V, 'row' where the op allows it. */
 export async function checkLogSoftmax(ctx: GpuContext, seed: number): Promise<Comparison[]> {
   const op = await LogSoftmaxOp.create(ctx);
   const results: Comparison[] = [];
-  for (const [M, V, spread] of [[3, 151936, 10], [5, 1000, 40]] as const) {
+  for (const [M, V, spread] of [[3, 151936, 10], [5, 1000, 40], [70, 512, 20]] as const) {
     const rng = createRng(seed * 41 + V);
     const logits = randomF32(rng, M * V, spread);
     const targets = Array.from({ length: M }, () => Math.floor(rng.next() * V));
     const ref = new Float64Array(M * V);
     logSoftmaxRef(ref, logits, M, V);
     const refToken = targets.map((t, m) => ref[m * V + t]);
-    const [full, token] = await withScope(ctx, 'check.logsoftmax', async (scope, rec) => {
+    // lse[m] = logits[m, v] − log_softmax[m, v] for any v.
+    const refLse = Array.from({ length: M }, (_, m) => logits[m * V] - ref[m * V]);
+    const [full, ...tokens] = await withScope(ctx, 'check.logsoftmax', async (scope, rec) => {
       const lb = scope.f32('logits', logits);
       const out = scope.empty('out', M * V);
       const lse = scope.empty('lse', M);
-      const lse2 = scope.empty('lse2', M);
-      const logprob = scope.empty('logprob', M);
       op.logSoftmax(rec, { out, lse, logits: lb, M, V });
-      op.tokenLogprob(rec, { logprob, lse: lse2, logits: lb, targets: scope.u32('targets', targets), M, V });
+      const tb = scope.u32('targets', targets);
+      const perVariant = tokenVariants(V).map((variant) => {
+        const lseToken = scope.empty(`lse.${variant}`, M);
+        const logprob = scope.empty(`logprob.${variant}`, M);
+        op.tokenLogprob(rec, { logprob, lse: lseToken, logits: lb, targets: tb, M, V, variant });
+        return { logprob, lseToken };
+      });
       await rec.finish();
-      return [await scope.read(out, M * V), await scope.read(logprob, M)];
+      const reads: Float32Array[] = [await scope.read(out, M * V)];
+      for (const b of perVariant) reads.push(await scope.read(b.logprob, M), await scope.read(b.lseToken, M));
+      return reads;
     });
     const shape = `M=${M} V=${V} logits in ±${spread}`;
-    results.push(compare('log_softmax', shape, full, ref, { abs: 1e-5, rel: 1e-6 }), compare('token_logprob', shape, token, refToken, { abs: 1e-5, rel: 1e-6 }));
+    results.push(compare('log_softmax', shape, full, ref, { abs: 1e-5, rel: 1e-6 }));
+    tokenVariants(V).forEach((variant, i) => {
+      results.push(
+        compare(`token_logprob.${variant}`, shape, tokens[2 * i], refToken, { abs: 1e-5, rel: 1e-6 }),
+        compare(`token_logprob.${variant} lse`, shape, tokens[2 * i + 1], refLse, { abs: 1e-5, rel: 1e-6 }),
+      );
+    });
   }
   return results;
 }

@@ -52,7 +52,7 @@ export async function checkEngineSample(ctx: GpuContext, seed: number, note: (te
     const greedy1 = await engine.sample(keyed(1, [...greedy0.tokens].map((t) => [t])), { temperature: 0 });
     const sampleDispatches = engine.lastStepDispatches;
     const stored = new Map<string, Tensor>([...tensors].map(([n, t]) => [n, { shape: t.shape, data: t.shape.length === 2 ? roundToF16(t.data) : t.data }]));
-    const refGreedy = prompts.map((ids) => argmax(createReferenceSession(config, stored).prefill(ids)));
+    const refGreedy = prompts.map((ids) => argmax(createReferenceSession(config, stored, undefined, engine.plan.options.kvCache).prefill(ids)));
     const shape = `tiny qwen3 B=2 V=${V}`;
     results.push(
       compare('greedy sample == argmax(step logits), prefill', shape, greedy0.tokens, argmax0, { abs: 0, rel: 0 }),

@@ -2,6 +2,10 @@
  * matmul check: every variant (v0 simple, v1 tiled, v2 few-row) against `matmulRef` on fresh random inputs — with and without
  * bias, with a LoRA branch, a single-row (decode) shape, a weight split into three row chunks — the LoRA identity
  * (with B = 0 the output equals the LoRA-free output bit for bit), and equal bits from all variants.
+ * Where the device has `subgroups`, the decode variant v3 (matmul-subgroups.wgsl) on every case too, against the
+ * reference (its sums run in another order, so not bit-equal to v0–v2), and a row's v3 result equal bit for bit
+ * whether it is computed alone or among other rows (batched decode == single-sequence decode). Where it has
+ * `shader-f16`, the f16-product variant v2h (matmul-f16.wgsl) on every case, at TOL_F16 (x rounded to f16).
  */
 import { createRng } from '../../data/rng.ts';
 import { MatmulOp, type MatmulVariant } from '../../gpu/kernels/matmul.ts';
@@ -12,6 +16,8 @@ import { compare, compareExact, type Comparison } from '../compare.ts';
 import { Scope, randomF16, randomF32 } from '../util.ts';
 
 const TOL = { abs: 2e-5, rel: 1e-4 };
+/** v2h rounds x to f16 and each pair product to f16 (relative 2^-11 each): ~1e-3 of Σ|x·w| (≈ 2–3 here). */
+const TOL_F16 = { abs: 4e-3, rel: 4e-3 };
 
 interface Case {
   M: number;
@@ -32,9 +38,21 @@ const CASES: Case[] = [
   { M: 3, N: 151936 / 8, K: 64, bias: false, rank: 0 },
 ];
 
-export async function checkMatmul(ctx: GpuContext, seed: number): Promise<Comparison[]> {
+export async function checkMatmul(ctx: GpuContext, seed: number, note: (text: string) => void = () => {}): Promise<Comparison[]> {
   const op = await MatmulOp.create(ctx);
   const results: Comparison[] = [];
+  if (op.hasSubgroups) {
+    // Small-N cases: SwiftShader runs v3's one-workgroup-per-column grid very slowly at N = 18,992.
+    for (const c of CASES.filter((x) => x.N <= 1024)) results.push(...(await runCase(ctx, op, c, 'v3', seed))[0]);
+    results.push(await checkRowIndependence(ctx, op, seed));
+  } else {
+    note('no subgroups feature on this device: matmul v3 not compiled, v2 is the decode variant');
+  }
+  if (op.compiled('f16', 'v2h')) {
+    for (const c of CASES) results.push(...(await runCase(ctx, op, c, 'v2h', seed))[0]);
+  } else {
+    note('no shader-f16 on this device: matmul v2h (f16 products) not compiled, so unchecked here');
+  }
   for (const c of CASES) {
     const outputs: Float32Array[] = [];
     for (const variant of ['v0', 'v1', 'v2'] as MatmulVariant[]) {
@@ -46,6 +64,28 @@ export async function checkMatmul(ctx: GpuContext, seed: number): Promise<Compar
     results.push(compareExact('matmul v0 == v1 == v2 (bits)', shape, outputs[0], outputs[1]), compareExact('matmul v1 == v2 (bits)', shape, outputs[1], outputs[2]));
   }
   return results;
+}
+
+/** v3 on 5 rows, then on row 3 alone: the row's bits must not depend on its neighbours. */
+async function checkRowIndependence(ctx: GpuContext, op: MatmulOp, seed: number): Promise<Comparison> {
+  const [M, N, K] = [5, 70, 96];
+  const rng = createRng(seed * 13 + 5);
+  const x = randomF32(rng, M * K, 1);
+  const w = randomF16(rng, N * K, 1 / Math.sqrt(K));
+  const scope = new Scope(ctx);
+  const rec = new Recorder(ctx, 'check.matmul-rows');
+  try {
+    const wb = scope.weight('w', w, N, K);
+    const all = scope.empty('all', M * N);
+    const one = scope.empty('one', N);
+    op.encode(rec, { out: all, x: scope.f32('x', x), w: wb, M, variant: 'v3' });
+    op.encode(rec, { out: one, x: scope.f32('x3', x.subarray(3 * K, 4 * K)), w: wb, M: 1, variant: 'v3' });
+    await rec.finish();
+    return compareExact('matmul.v3 row alone == row among 5 (bits)', `N=${N} K=${K}`, await scope.read(one, N), (await scope.read(all, M * N)).subarray(3 * N, 4 * N));
+  } finally {
+    rec.destroy();
+    scope.destroy();
+  }
 }
 
 async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVariant, seed: number): Promise<[Comparison[], Float32Array]> {
@@ -80,7 +120,7 @@ async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVa
     await rec.finish();
     const got = await scope.read(out, M * N);
     const shape = `M=${M} N=${N} K=${K}${c.bias ? ' bias' : ''}${rank ? ` R=${rank}` : ''}${wb.chunks.length > 1 ? ` chunks=${wb.chunks.length}` : ''}`;
-    const results = [compare(`matmul.${variant}`, shape, got, ref, TOL)];
+    const results = [compare(`matmul.${variant}`, shape, got, ref, variant === 'v2h' ? TOL_F16 : TOL)];
     if (lora) {
       // The LoRA identity: B = 0 must leave the base output unchanged, bit for bit.
       const zeroB = scope.f32('B0', new Float64Array(N * rank));

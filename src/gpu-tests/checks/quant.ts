@@ -1,10 +1,10 @@
 /**
  * Checks of the quantised weight formats (quant.ts) on the GPU:
- * - matmul with q8 and q4 weights, every variant, against `matmulRef` on the DECODED weights (so the tolerance
+ * - matmul with q8, q4 and q4m weights, every variant, against `matmulRef` on the DECODED weights (so the tolerance
  *   measures the kernels' dequantisation and arithmetic), a weight in three row chunks, a LoRA branch, and equal bits
  *   from v0, v1 and v2;
- * - the embedding gather from a q8 / q4 table in three chunks: exactly the decoded rows;
- * - the tiny Qwen3 model with q8 and q4 weights: every step's logits against the float64 reference given the
+ * - the embedding gather from a q8 / q4 / q4m table in three chunks: exactly the decoded rows;
+ * - the tiny Qwen3 model with q8, q4 and q4m weights (q4m's embedding/head at q8, quant.ts tableFormat): every step's logits against the float64 reference given the
  *   decoded weights (the engine's arithmetic, ENGINE_TOL), and against the f16 engine (the cost of quantising:
  *   largest difference and RMS error relative to the RMS logit, printed and held to QUANT_BOUNDS).
  */
@@ -14,12 +14,12 @@ import { QwenEngine, type StepInput } from '../../gpu/engine/qwen-engine.ts';
 import { EmbeddingOp } from '../../gpu/kernels/embedding.ts';
 import { MatmulOp, type MatmulVariant } from '../../gpu/kernels/matmul.ts';
 import { createPackedWeight, destroyPackedWeight, writePackedWeight } from '../../gpu/packed-weight.ts';
-import { encodeWeight, roundTripWeight, type WeightFormat } from '../../gpu/quant.ts';
+import { encodeWeight, roundTripWeight, tableFormat, type WeightFormat } from '../../gpu/quant.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import { createReferenceSession } from '../../model/reference/model.ts';
 import { embeddingRef, matmulRef } from '../../model/reference/ops.ts';
 import { randomModelWeights, tinyModelConfig } from '../../model/tiny-model.ts';
-import type { Tensor } from '../../model/weights.ts';
+import { EMBED_TOKENS, LM_HEAD, type Tensor } from '../../model/weights.ts';
 import { compare, compareExact, type Comparison } from '../compare.ts';
 import { Scope, randomF32 } from '../util.ts';
 
@@ -42,10 +42,15 @@ const ENGINE_TOL = { abs: 5e-5, rel: 1e-4 };
  * below are ~1.5× the largest of the ten draws; a broken quantiser or decoder moves the logits by several RMS
  * logits (≈ 2) at once and fails the tight reference comparison first.
  */
-export const QUANT_BOUNDS: Record<'q8' | 'q4', { maxAbs: number; relRms: number }> = {
+export const QUANT_BOUNDS: Record<QuantFormat, { maxAbs: number; relRms: number }> = {
   q8: { maxAbs: 0.5, relRms: 0.04 },
   q4: { maxAbs: 10, relRms: 0.7 },
+  // q4m: 16 levels over [min, max] (step ≤ 15/14 · ½ of q4's on a symmetric group) and a q8 embedding/head.
+  q4m: { maxAbs: 10, relRms: 0.7 },
 };
+
+type QuantFormat = 'q8' | 'q4' | 'q4m';
+const QUANT_FORMATS: readonly QuantFormat[] = ['q8', 'q4', 'q4m'];
 
 interface Case {
   M: number;
@@ -65,9 +70,9 @@ const CASES: Case[] = [
 ];
 
 export async function checkQuantMatmul(ctx: GpuContext, seed: number): Promise<Comparison[]> {
-  const op = await MatmulOp.create(ctx, ['q8', 'q4']);
+  const op = await MatmulOp.create(ctx, QUANT_FORMATS);
   const results: Comparison[] = [];
-  for (const format of ['q8', 'q4'] as const) {
+  for (const format of QUANT_FORMATS) {
     for (const c of CASES) {
       const { M, N, K, rank } = c;
       const rng = createRng(seed * 7717 + M * 31 + N + K);
@@ -97,7 +102,10 @@ export async function checkQuantMatmul(ctx: GpuContext, seed: number): Promise<C
         const lora = rank > 0 ? { a: scope.f32('A', a), b: scope.f32('B', b), u: scope.empty('u', M * rank), rank, scale } : null;
         const outs: Float32Array[] = [];
         const shape = `${format} M=${M} N=${N} K=${K}${c.bias ? ' bias' : ''}${rank ? ` R=${rank}` : ''}${weight.chunks.length > 1 ? ` chunks=${weight.chunks.length}` : ''}`;
-        for (const variant of ['v0', 'v1', 'v2'] as MatmulVariant[]) {
+        // v3 (subgroups) on the small-N cases only: SwiftShader runs its one-workgroup-per-column grid ~100× slower
+        // than v2 at N = 18,992 (a CPU gains nothing from splitting K); checks/matmul.ts covers v3's chunking.
+        const v3 = op.hasSubgroups && N <= 1024 ? ['v3'] : [];
+        for (const variant of ['v0', 'v1', 'v2', ...v3] as MatmulVariant[]) {
           const out = scope.empty('out', M * N);
           op.encode(rec, { out, x: xb, w: weight, M, bias: biasb, lora, variant });
           await rec.finish();
@@ -117,13 +125,13 @@ export async function checkQuantMatmul(ctx: GpuContext, seed: number): Promise<C
 }
 
 export async function checkQuantEmbedding(ctx: GpuContext, seed: number): Promise<Comparison[]> {
-  const op = await EmbeddingOp.create(ctx, ['q8', 'q4']);
+  const op = await EmbeddingOp.create(ctx, QUANT_FORMATS);
   const results: Comparison[] = [];
   const V = 1000;
   const C = 64;
   const T = 21;
-  for (const format of ['q8', 'q4'] as const) {
-    const rng = createRng(seed * 3 + (format === 'q8' ? 1 : 2));
+  for (const format of QUANT_FORMATS) {
+    const rng = createRng(seed * 3 + QUANT_FORMATS.indexOf(format) + 1);
     const table = randomF32(rng, V * C, 0.5);
     const ids = Array.from({ length: T }, () => Math.floor(rng.next() * V));
     const ref = new Float64Array(T * C);
@@ -147,9 +155,13 @@ export async function checkQuantEmbedding(ctx: GpuContext, seed: number): Promis
   return results;
 }
 
+/** The tensors as the engine stores them: matrices through their format (the embedding / head through `tableFormat`). */
 function decodedTensors(tensors: Map<string, Tensor>, format: WeightFormat): Map<string, Tensor> {
   const out = new Map<string, Tensor>();
-  for (const [name, t] of tensors) out.set(name, { shape: t.shape, data: t.shape.length === 2 ? roundTripWeight(format, t.data, t.shape[0], t.shape[1]) : Float64Array.from(t.data) });
+  for (const [name, t] of tensors) {
+    const f = name === EMBED_TOKENS || name === LM_HEAD ? tableFormat(format) : format;
+    out.set(name, { shape: t.shape, data: t.shape.length === 2 ? roundTripWeight(f, t.data, t.shape[0], t.shape[1]) : Float64Array.from(t.data) });
+  }
   return out;
 }
 
@@ -163,11 +175,12 @@ export async function checkQuantEngine(ctx: GpuContext, seed: number, note: (tex
   const steps: StepInput[][] = [prompts.map((ids, slot) => ({ slot, ids })), ...[0, 1].map((s) => forced.map((f, slot) => ({ slot, ids: [f[s]] })))];
   const logitsOf: Partial<Record<WeightFormat, Float32Array[]>> = {};
   const results: Comparison[] = [];
-  for (const format of ['f16', 'q8', 'q4'] as const) {
-    const engine = await QwenEngine.create(ctx, config, { batch: 2, context: 32, maxTokens: 32, weights: format });
+  for (const format of ['f16', ...QUANT_FORMATS] as const) {
+    // An f32 KV cache: the comparison with the reference measures the weights' arithmetic (engine.ts checks the f16 cache).
+    const engine = await QwenEngine.create(ctx, config, { batch: 2, context: 32, maxTokens: 32, weights: format, kvCache: 'f32' });
     try {
       engine.loadWeights(tensors);
-      const refs = prompts.map(() => createReferenceSession(config, decodedTensors(tensors, format)));
+      const refs = prompts.map(() => createReferenceSession(config, decodedTensors(tensors, format), undefined, engine.plan.options.kvCache));
       const rows: Float32Array[] = [];
       for (const [s, inputs] of steps.entries()) {
         const logits = await engine.step(inputs);
@@ -183,7 +196,7 @@ export async function checkQuantEngine(ctx: GpuContext, seed: number, note: (tex
       engine.destroy();
     }
   }
-  for (const format of ['q8', 'q4'] as const) {
+  for (const format of QUANT_FORMATS) {
     const f16 = logitsOf.f16!;
     const q = logitsOf[format]!;
     let maxAbs = 0;

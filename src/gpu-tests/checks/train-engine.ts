@@ -14,8 +14,9 @@
  * - train-adamw-step: one clipped AdamW step and one unclipped second step vs the float64 reference
  *   (src/model/reference/optim.ts) from the same gradients; gradients zeroed after the step; and the engine's next
  *   `step` logits equal the reference model's with the updated adapter (and differ from before the step).
- * The reference gets the weights as the GPU stores them (matrices rounded to f16, the adapter rounded to f32), so the
- * tolerances measure the engine's f32 arithmetic.
+ * The reference gets the weights as the GPU stores them (matrices rounded to f16, the adapter rounded to f32) and a
+ * KV cache of the engine's format (these checks plan an f32 cache, see `setup`), so the tolerances measure the
+ * engine's f32 arithmetic.
  */
 import { createRng, type Rng } from '../../data/rng.ts';
 import { writeBuffer } from '../../gpu/buffers.ts';
@@ -104,6 +105,9 @@ async function setup(ctx: GpuContext, seed: number, config: ModelConfig, format:
     context: 32,
     maxTokens: 48,
     weights: format,
+    // An f32 KV cache: the tolerances measure arithmetic, and the finite differences need a loss without f16 rounding
+    // steps (the f16 cache's kernels are checked in checks/backward-attention.ts, its training in train-learning).
+    kvCache: 'f32',
     lora: { rank: LORA.rank, targets: LORA.targetModules },
     training: { logitChunkRows: 8 },
   });
@@ -132,7 +136,7 @@ function referenceLogprobs(s: Setup, seqs: readonly TrainSequence[], lora: Refer
   const V = s.config.vocabSize;
   const out: number[] = [];
   for (const seq of seqs) {
-    const fwd = modelForward(s.config, s.weights, lora, emptyCache(s.config), seq.ids);
+    const fwd = modelForward(s.config, s.weights, lora, emptyCache(s.config, s.engine.plan.options.kvCache), seq.ids);
     const lp = new Float64Array(1);
     for (const t of seq.scored) {
       tokenLogProbsRef(lp, fwd.logits.subarray(t * V, (t + 1) * V), [seq.ids[t + 1]], 1, V);
@@ -149,7 +153,7 @@ function referenceGrads(s: Setup, seqs: readonly TrainSequence[], c: Float64Arra
   let k = 0;
   for (const seq of seqs) {
     const T = seq.ids.length;
-    const fwd = modelForward(s.config, s.weights, s.lora, emptyCache(s.config), seq.ids);
+    const fwd = modelForward(s.config, s.weights, s.lora, emptyCache(s.config, s.engine.plan.options.kvCache), seq.ids);
     const dout = new Float64Array(T);
     const targets = new Array<number>(T).fill(0);
     for (const t of seq.scored) {
@@ -466,8 +470,8 @@ export async function checkTrainAdamwStep(ctx: GpuContext, seed: number, note: (
     });
     s.engine.reset(0);
     const logits = await s.engine.step([{ slot: 0, ids: prompt }]);
-    const want = createReferenceSession(s.config, s.weights, refLora).prefill(prompt);
-    const wasBefore = createReferenceSession(s.config, s.weights, s.lora).prefill(prompt);
+    const want = createReferenceSession(s.config, s.weights, refLora, s.engine.plan.options.kvCache).prefill(prompt);
+    const wasBefore = createReferenceSession(s.config, s.weights, s.lora, s.engine.plan.options.kvCache).prefill(prompt);
     results.push(compare('engine.step logits after the step vs reference with the updated adapter', `${label(s.config)} T=${prompt.length}`, logits, want, LOGITS_TOL));
     let moved = 0;
     for (let i = 0; i < logits.length; i++) moved = Math.max(moved, Math.abs(logits[i] - wasBefore[i]));

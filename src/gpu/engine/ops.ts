@@ -5,8 +5,10 @@
 import type { GpuContext } from '../device.ts';
 import { AttentionOp } from '../kernels/attention.ts';
 import { EmbeddingOp } from '../kernels/embedding.ts';
+import { FusedLinearOp } from '../kernels/fused-linear.ts';
 import { KvCacheOp } from '../kernels/kvcache.ts';
 import { MatmulOp } from '../kernels/matmul.ts';
+import { QkNormRopeOp } from '../kernels/qk-norm-rope.ts';
 import { ResidualOp } from '../kernels/residual.ts';
 import { RmsnormOp } from '../kernels/rmsnorm.ts';
 import { RopeOp } from '../kernels/rope.ts';
@@ -24,10 +26,13 @@ export interface EngineOps {
   kvcache: KvCacheOp;
   attention: AttentionOp;
   sample: SampleOp;
+  /** The fused forward's ops (engine/fused-layer.ts); fusedLinear compiles its variants on `prepare`. */
+  fusedLinear: FusedLinearOp;
+  qkNormRope: QkNormRopeOp;
 }
 
 export async function createEngineOps(ctx: GpuContext, formats: readonly WeightFormat[]): Promise<EngineOps> {
-  const [matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention, sample] = await Promise.all([
+  const [matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention, sample, qkNormRope] = await Promise.all([
     MatmulOp.create(ctx, formats),
     RmsnormOp.create(ctx),
     RopeOp.create(ctx),
@@ -37,6 +42,7 @@ export async function createEngineOps(ctx: GpuContext, formats: readonly WeightF
     KvCacheOp.create(ctx),
     AttentionOp.create(ctx),
     SampleOp.create(ctx),
+    QkNormRopeOp.create(ctx),
   ]);
-  return { matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention, sample };
+  return { matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention, sample, fusedLinear: FusedLinearOp.create(ctx), qkNormRope };
 }

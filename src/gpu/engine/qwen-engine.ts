@@ -19,6 +19,10 @@
  * reference); they are encoded on the CPU in `loadWeights` and dequantised inside the matmul and embedding kernels.
  * Nothing is kept between layers but x and the cache, so a training pass can recompute any layer from its input.
  *
+ * Fused forward (issue 14): forwards of fewer than TILED_MIN_ROWS tokens (decode, short prefills) record each layer
+ * with the fused kernels of engine/fused-layer.ts (7 dispatches instead of ~18), and a step's result is copied for
+ * readback inside its single submit; `options.fused: false` records `encodeLayer` everywhere (both checked equal).
+ *
  * Training (issue 5): created with `options.training` (and `options.lora`), the same engine is driven by a
  * `QwenTrainer` (qwen-trainer.ts) that records the same per-layer calls (`encodeLayer`) on the same buffers and the
  * same live adapter, so the policy that samples is the policy that learns.
@@ -26,17 +30,19 @@
  * Ownership: the engine owns its allocated plan and recorder and destroys them in `destroy()`; `ctx` is the caller's.
  */
 import { allocatePlan, type AllocatedPlan } from '../allocate.ts';
-import { readBuffer, readF32 } from '../buffers.ts';
+import { align4 } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import { GpuLimitError, GpuOutOfMemoryError, GpuShapeError } from '../errors.ts';
 import { buildRopeTable } from '../kernels/rope-table.ts';
-import type { LoraBranch } from '../kernels/matmul.ts';
+import { TILED_MIN_ROWS, type LoraBranch } from '../kernels/matmul.ts';
+import { BufferUsage, MapMode } from '../flags.ts';
 import { checkSamplingParams, packSampleKeys, unpackSampled, type Sampled, type SamplingParams } from '../kernels/sample.ts';
 import type { SampleKey } from '../kernels/sample-rng.ts';
-import { DEFAULT_DECODE_WEIGHTS, encodeWeight } from '../quant.ts';
+import { DEFAULT_DECODE_WEIGHTS, encodeWeight, matrixFormats } from '../quant.ts';
 import { formatBytes, matrixFormat, planMemory, projectionWeightName, type MemoryPlan, type PlanDims, type PlanOptions, type ProjectionName } from '../memory-plan.ts';
 import { Recorder, type BufferArg } from '../recorder.ts';
 import { maxChunkBytes } from '../split.ts';
+import { encodeFusedLayer, fusedSpecs, fusedUnsupported } from './fused-layer.ts';
 import { createEngineOps, type EngineOps } from './ops.ts';
 import { suggestTrainingFit } from './train-fit.ts';
 
@@ -56,10 +62,22 @@ export interface TensorLike {
 export type LoraLayers = ReadonlyArray<Partial<Record<ProjectionName, { a: TensorLike; b: TensorLike }>>>;
 
 /**
- * Plan options; `weights` (the base matrices' storage) defaults to DEFAULT_DECODE_WEIGHTS ('q4'); `training` adds
+ * Plan options; `weights` (the base matrices' storage) defaults to DEFAULT_DECODE_WEIGHTS ('q8'); `training` adds
  * the buffers a `QwenTrainer` needs (checkpoints, gradients, AdamW state; with `lora`).
  */
-export type EngineOptions = Omit<PlanOptions, 'maxBindingBytes' | 'logitRows'>;
+export type EngineOptions = Omit<PlanOptions, 'maxBindingBytes' | 'logitRows'> & {
+  /**
+   * Record the forward's layers with the fused kernels (engine/fused-layer.ts: 7 dispatches per layer) for forwards
+   * of fewer than TILED_MIN_ROWS tokens; default true. false records the unfused `encodeLayer` (the trainer's per-layer
+   * calls), kept so both stay testable side by side.
+   */
+  fused?: boolean;
+  /**
+   * Storage buffers one fused dispatch may bind (default: the device's maxStorageBuffersPerShaderStage); groups that
+   * would bind more are split (fused-layer.ts). Lower it to exercise the splits a smaller adapter takes.
+   */
+  fusedBindingLimit?: number;
+};
 
 /** How `encodeLayer` records one layer (the engine's own forward uses the defaults). */
 export interface LayerOptions {
@@ -139,8 +157,15 @@ export class QwenEngine {
   private readonly lengths: number[];
   private loraScale = 0;
   private loraOn = false;
+  /** Why the fused forward is off for this engine (the option, or what the model needs), or null when it is on. */
+  readonly fusedOff: string | null;
+  /** The readback buffer the step's single submit copies its results into (created on first use, destroyed in destroy()). */
+  private staging: { buffer: GPUBuffer; device: GPUDevice } | null = null;
+  private readonly fusedLimit: number;
 
-  private constructor(ctx: GpuContext, model: EngineModel, plan: MemoryPlan, mem: AllocatedPlan, ops: EngineOps) {
+  private constructor(ctx: GpuContext, model: EngineModel, plan: MemoryPlan, mem: AllocatedPlan, ops: EngineOps, fusedOff: string | null, fusedLimit: number) {
+    this.fusedOff = fusedOff;
+    this.fusedLimit = fusedLimit;
     this.ctx = ctx;
     this.model = model;
     this.plan = plan;
@@ -153,11 +178,25 @@ export class QwenEngine {
   static async create(ctx: GpuContext, model: EngineModel, options: EngineOptions): Promise<QwenEngine> {
     const weights = options.weights ?? DEFAULT_DECODE_WEIGHTS;
     const plan = planMemory(model, { ...options, weights, logitRows: options.batch, maxBindingBytes: maxChunkBytes(ctx.limits) });
-    const [mem, ops] = await Promise.all([allocateForTraining(ctx, plan, model, { ...options, weights }), createEngineOps(ctx, [weights])]);
-    const engine = new QwenEngine(ctx, model, plan, mem, ops);
+    const [mem, ops] = await Promise.all([allocateForTraining(ctx, plan, model, { ...options, weights }), createEngineOps(ctx, matrixFormats(weights))]);
+    const lora = plan.options.lora;
+    const fusedOff = options.fused === false ? 'options.fused is false' : fusedUnsupported(model, mem, lora?.rank ?? null);
+    const limit = Math.min(ctx.limits.maxStorageBuffersPerShaderStage, options.fusedBindingLimit ?? Infinity);
+    if (fusedOff === null) {
+      await ops.fusedLinear.prepare(fusedSpecs(model, mem, lora?.targets ?? [], limit)).catch((e: unknown) => {
+        mem.destroy();
+        throw e;
+      });
+    }
+    const engine = new QwenEngine(ctx, model, plan, mem, ops, fusedOff, limit);
     const { context: S } = plan.options;
     mem.write('rope.table', [S, model.headDim / 2, 2], buildRopeTable(model.headDim, model.ropeTheta, S));
     return engine;
+  }
+
+  /** The LM head's weight name: lm_head, or the tied embedding. */
+  private static headWeight(mem: AllocatedPlan): string {
+    return mem.has('lm_head.weight') ? 'lm_head.weight' : 'model.embed_tokens.weight';
   }
 
   /** Uploads every planned weight from `tensors` (HF names; matrices encoded in the plan's format on the CPU). Extra tensors are ignored. */
@@ -226,6 +265,12 @@ export class QwenEngine {
   /** Forgets a slot's sequence (its cache is overwritten from position 0 by the next step). */
   reset(slot: number): void {
     this.lengths[slot] = 0;
+  }
+
+  /** Keeps the first `length` tokens of a slot's cache (a shared prefix); the next step overwrites from there. */
+  rewind(slot: number, length: number): void {
+    if (!Number.isInteger(length) || length < 0 || length > this.lengths[slot]) throw new GpuShapeError('rewind', `slot ${slot}: length ${length} is outside 0..${this.lengths[slot]}`);
+    this.lengths[slot] = length;
   }
 
   /**
@@ -323,7 +368,10 @@ export class QwenEngine {
     const xn = view('act.xn', T * C);
 
     ops.embedding.encode(rec, { out: x, ids, table: mem.weight('model.embed_tokens.weight'), T });
-    for (let l = 0; l < m.numLayers; l++) this.encodeLayer(rec, l, T);
+    // The fused layer is the decode shape (≤ 8 rows per weight pass); long prefills keep the tiled matmuls.
+    const fused = this.fusedOff === null;
+    if (fused && T < TILED_MIN_ROWS) for (let l = 0; l < m.numLayers; l++) this.encodeFusedLayer(rec, l, T);
+    else for (let l = 0; l < m.numLayers; l++) this.encodeLayer(rec, l, T);
 
     // Logits of the wanted rows only: copy their hidden states out, norm them, multiply by the LM head.
     const wanted = tokens.map((t, i) => (t.logitOf >= 0 ? i : -1)).filter((i) => i >= 0);
@@ -334,18 +382,61 @@ export class QwenEngine {
     }
     const last = buf('act.lastHidden');
     wanted.forEach((t, r) => rec.copy(buf('act.x'), t * C * 4, last, r * C * 4, C * 4));
-    ops.rmsnorm.encode(rec, { out: xn, x: { buffer: last, size: rows * C * 4 }, weight: buf('model.norm.weight'), M: rows, C, eps: m.rmsNormEps });
-    const head = mem.has('lm_head.weight') ? mem.weight('lm_head.weight') : mem.weight('model.embed_tokens.weight');
+    const head = mem.weight(QwenEngine.headWeight(mem));
     const logits = view('act.logits', rows * V);
+    // The final norm stays its own dispatch: folded into the LM head (fused-linear's norm prologue), each of the
+    // head's V/64 workgroups recomputes it, which measured 2× slower per decode step on SwiftShader.
+    ops.rmsnorm.encode(rec, { out: xn, x: { buffer: last, size: rows * C * 4 }, weight: buf('model.norm.weight'), M: rows, C, eps: m.rmsNormEps });
     ops.matmul.encode(rec, { out: logits, x: xn, w: head, M: rows });
     if (sampler) {
       mem.writeRange('act.sampleKeys', packSampleKeys(wanted.map((t) => sampler.keys[tokens[t].logitOf])));
       ops.sample.encode(rec, { out: view('act.sampled', rows * 4), logits, keys: view('act.sampleKeys', rows * 4), M: rows, V, params: sampler.sampling });
-      rec.submit();
-      return { kind: 'sampled', rows: new Uint32Array(await readBuffer(this.ctx, buf('act.sampled'), rows * 16)) };
+      return { kind: 'sampled', rows: new Uint32Array(await this.submitAndRead(buf('act.sampled'), rows * 16)) };
     }
-    rec.submit();
-    return { kind: 'logits', rows: await readF32(this.ctx, buf('act.logits'), rows * V) };
+    return { kind: 'logits', rows: new Float32Array(await this.submitAndRead(buf('act.logits'), rows * V * 4)) };
+  }
+
+  /**
+   * Submits the step with a copy of `bytes` of `src` into the engine's readback buffer in the same command buffer
+   * (one queue submit per step), then maps and returns those bytes.
+   */
+  private async submitAndRead(src: GPUBuffer, bytes: number): Promise<ArrayBuffer> {
+    const size = align4(bytes);
+    const device = this.ctx.device;
+    if (!this.staging || this.staging.device !== device || this.staging.buffer.size < size) {
+      if (this.staging?.device === device) this.staging.buffer.destroy();
+      this.staging = { buffer: device.createBuffer({ label: 'qwen-engine.readback', size, usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST }), device };
+    }
+    const staging = this.staging.buffer;
+    this.rec.copy(src, 0, staging, 0, size);
+    this.rec.submit();
+    await staging.mapAsync(MapMode.READ, 0, size);
+    try {
+      return staging.getMappedRange(0, size).slice(0, bytes);
+    } finally {
+      staging.unmap();
+    }
+  }
+
+  /** Records one decoder layer with the fused kernels (engine/fused-layer.ts): the same math as `encodeLayer`. */
+  private encodeFusedLayer(rec: Recorder, l: number, T: number): void {
+    const lora = this.plan.options.lora;
+    const loraOn = this.loraOn && !!lora;
+    encodeFusedLayer({
+      rec,
+      ops: this.ops,
+      mem: this.mem,
+      model: this.model,
+      B: this.plan.options.batch,
+      S: this.plan.options.context,
+      kvCache: this.plan.options.kvCache,
+      layer: l,
+      T,
+      loraRank: lora?.rank ?? 0,
+      loraScale: this.loraScale,
+      lora: (p) => loraOn && !!lora && lora.targets.includes(p),
+      limit: this.fusedLimit,
+    });
   }
 
   /**
@@ -403,8 +494,9 @@ export class QwenEngine {
     ops.rope.encode(rec, { x: k, positions, table, T, NH: KVH, D, P: S });
     const kCache = buf(`kv.${l}.k`);
     const vCache = buf(`kv.${l}.v`);
-    ops.kvcache.write(rec, { k, v, slots, positions, kCache, vCache, T, KVH, D, S, B });
-    ops.attention.encode(rec, { out: attn, lse: view('act.lse', T * H), q, kCache, vCache, slots, positions, T, H, KVH, D, S, B });
+    const format = this.plan.options.kvCache;
+    ops.kvcache.write(rec, { k, v, slots, positions, kCache, vCache, T, KVH, D, S, B, format });
+    ops.attention.encode(rec, { out: attn, lse: view('act.lse', T * H), q, kCache, vCache, slots, positions, T, H, KVH, D, S, B, format });
     linear('o_proj', proj, attn);
     ops.residual.addInPlace(rec, { acc: x, b: proj, n: T * C });
     ops.rmsnorm.encode(rec, { out: xn, x, weight: buf(`${prefix}.post_attention_layernorm.weight`), M: T, C, eps: m.rmsNormEps });
@@ -420,6 +512,8 @@ export class QwenEngine {
 
   /** Destroys every buffer of the plan and the recorder's. */
   destroy(): void {
+    this.staging?.buffer.destroy();
+    this.staging = null;
     this.rec.destroy();
     this.mem.destroy();
   }

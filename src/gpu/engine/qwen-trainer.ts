@@ -34,6 +34,7 @@ import { GpuShapeError } from '../errors.ts';
 import { projectionShape, projectionWeightName, type ProjectionName } from '../memory-plan.ts';
 import { DX_TILE, type MatmulDxVariant } from '../kernels/matmul-backward.ts';
 import type { PackedWeight } from '../packed-weight.ts';
+import { matrixFormats } from '../quant.ts';
 import { Recorder, type BufferArg } from '../recorder.ts';
 import type { LayerOptions, QwenEngine } from './qwen-engine.ts';
 import { createTrainOps, type TrainOps } from './train-ops-factory.ts';
@@ -119,7 +120,7 @@ export class QwenTrainer {
     const chunkRows = Math.min(training.logitChunkRows, T);
     const stride = Math.ceil(chunkRows / OFFSET_ALIGN_ELEMENTS) * OFFSET_ALIGN_ELEMENTS;
     const chunks = Math.ceil(T / chunkRows);
-    const trainOps = ops ?? (await createTrainOps(ctx, [weights]));
+    const trainOps = ops ?? (await createTrainOps(ctx, matrixFormats(weights)));
     const tensorCount = engine.plan.entries.filter((e) => e.kind === 'adapter').length;
     const rowBytes = chunks * stride * 4;
     const sizes = { seqEnds: T * 4, targets: rowBytes, dlogprob: rowBytes, logprob: rowBytes, lse: rowBytes, norm: trainOps.optimizer.normBufferBytes(tensorCount) };
@@ -496,6 +497,7 @@ export class QwenTrainer {
       D,
       S,
       B,
+      format: engine.plan.options.kvCache,
     });
     const positions = view('act.positions', T);
     const table = mem.buffer('rope.table');
@@ -547,8 +549,9 @@ export class QwenTrainer {
  * ⌈C/64⌉·⌈n/64⌉ workgroups, each looping over all of V; the simple kernel runs n·C invocations. Below a full tile of
  * rows the simple one does less work and spreads wider (measured on SwiftShader: see src/gpu/README "Training pass").
  */
-function headDxVariant(n: number, C: number): MatmulDxVariant {
-  return n < DX_TILE || C < DX_TILE ? 'simple' : 'tiled';
+function headDxVariant(n: number, C: number): MatmulDxVariant | undefined {
+  // From a full tile up, the op's default: tiled on a GPU, rows on a CPU adapter (matmul-backward.ts).
+  return n < DX_TILE || C < DX_TILE ? 'simple' : undefined;
 }
 
 function bufferOf(arg: BufferArg): GPUBuffer {

@@ -7,6 +7,7 @@
  * sees are exactly the earlier tokens of its own sequence: `seqEnds[t]` (one past the last token index of t's
  * sequence) lets a key find its queries without a score matrix.
  */
+import type { KvCacheFormat } from '../kv-format.ts';
 import type { PackedWeight } from '../packed-weight.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 
@@ -114,6 +115,8 @@ export interface AttentionBackwardArgs {
   D: number;
   S: number;
   B: number;
+  /** Storage of kCache and vCache (kv-format.ts); default 'f16'. Pass the memory plan's `kvCache`. */
+  format?: KvCacheFormat;
 }
 
 /** One adapter tensor with its gradient and AdamW moments (all f32, n elements). */

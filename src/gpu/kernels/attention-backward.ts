@@ -3,13 +3,16 @@
  * for a training batch whose sequences are packed from position 0, each in its own cache slot (the contract is
  * `AttentionBackwardArgs` in engine/train-ops.ts). Probabilities are recomputed from q, the cached keys and the
  * forward's lse. Three dispatches: stats (Δ = rowsum(dout ∘ out), parked in dq), dk/dv per (key token, kv head), dq
- * per (query token, head). dq, dk and dv are written, not accumulated; the op owns no buffer.
+ * per (query token, head). dq, dk and dv are written, not accumulated; the op owns no buffer. The cache is read in
+ * its storage format (kv-format.ts, `args.format`): one set of kernels per format, both compiled by `create` unless
+ * fewer are asked for.
  */
 import { requireBytes } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import type { AttentionBackwardArgs } from '../engine/train-ops.ts';
 import { GpuShapeError } from '../errors.ts';
 import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
+import { DEFAULT_KV_CACHE, KV_CACHE_FORMATS, kvCacheBytes, kvCacheWgsl, type KvCacheFormat } from '../kv-format.ts';
 import type { Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
 import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
@@ -23,8 +26,6 @@ const MIN_D = 3;
 /** Cache rows (slot·S + position) travel as exact f32 integers. */
 const MAX_CACHE_ROWS = 2 ** 24;
 const WG = 64;
-
-const CODE = composeWgsl(WGSL_GRID, ATTENTION_BACKWARD_PARAMS.wgsl, source);
 
 const STATS_BINDINGS: BindingSpec[] = [
   { binding: 0, kind: 'uniform', name: 'params' },
@@ -59,28 +60,40 @@ const DQ_BINDINGS: BindingSpec[] = [
   { binding: 7, kind: 'storage', name: 'dq' },
 ];
 
-export class AttentionBackwardOp {
-  private constructor(
-    private readonly stats: Kernel,
-    private readonly dkdv: Kernel,
-    private readonly dq: Kernel,
-  ) {}
+/** The three kernels of one cache format. */
+interface Kernels {
+  stats: Kernel;
+  dkdv: Kernel;
+  dq: Kernel;
+}
 
-  static async create(ctx: GpuContext): Promise<AttentionBackwardOp> {
-    const [stats, dkdv, dq] = await Promise.all([
-      getKernel(ctx, { name: 'attention.backward_stats', code: CODE, entryPoint: 'attention_backward_stats', bindings: STATS_BINDINGS }),
-      getKernel(ctx, { name: 'attention.backward_dkdv', code: CODE, entryPoint: 'attention_backward_dkdv', bindings: DKDV_BINDINGS }),
-      getKernel(ctx, { name: 'attention.backward_dq', code: CODE, entryPoint: 'attention_backward_dq', bindings: DQ_BINDINGS }),
-    ]);
-    return new AttentionBackwardOp(stats, dkdv, dq);
+async function createKernels(ctx: GpuContext, format: KvCacheFormat): Promise<Kernels> {
+  const code = composeWgsl(WGSL_GRID, ATTENTION_BACKWARD_PARAMS.wgsl, kvCacheWgsl(format), source);
+  const [stats, dkdv, dq] = await Promise.all([
+    getKernel(ctx, { name: `attention.backward_stats.${format}`, code, entryPoint: 'attention_backward_stats', bindings: STATS_BINDINGS }),
+    getKernel(ctx, { name: `attention.backward_dkdv.${format}`, code, entryPoint: 'attention_backward_dkdv', bindings: DKDV_BINDINGS }),
+    getKernel(ctx, { name: `attention.backward_dq.${format}`, code, entryPoint: 'attention_backward_dq', bindings: DQ_BINDINGS }),
+  ]);
+  return { stats, dkdv, dq };
+}
+
+export class AttentionBackwardOp {
+  private constructor(private readonly kernels: ReadonlyMap<KvCacheFormat, Kernels>) {}
+
+  static async create(ctx: GpuContext, formats: readonly KvCacheFormat[] = KV_CACHE_FORMATS): Promise<AttentionBackwardOp> {
+    const kernels = await Promise.all(formats.map((f) => createKernels(ctx, f)));
+    return new AttentionBackwardOp(new Map(formats.map((f, i) => [f, kernels[i]])));
   }
 
   /** Records the three dispatches; dq, dk, dv must be three distinct buffers (ranges) from every input. */
   encode(rec: Recorder, args: AttentionBackwardArgs): void {
     const { T, H, KVH, D, S, B } = args;
     const op = 'attention_backward';
+    const format = args.format ?? DEFAULT_KV_CACHE;
+    const kernels = this.kernels.get(format);
+    if (!kernels) throw new GpuShapeError(op, `the op was created without the ${format} cache kernels`);
     if (KVH <= 0 || H % KVH !== 0) throw new GpuShapeError(op, `H = ${H} must be a multiple of KVH = ${KVH}`);
-    if (D > ATTENTION_MAX_D || D < MIN_D) throw new GpuShapeError(op, `head size D = ${D} must be within ${MIN_D}..${ATTENTION_MAX_D}`);
+    if (D > ATTENTION_MAX_D || D < MIN_D || D % 2 !== 0) throw new GpuShapeError(op, `head size D = ${D} must be even and within ${MIN_D}..${ATTENTION_MAX_D}`);
     if (B * S > MAX_CACHE_ROWS) throw new GpuShapeError(op, `B·S = ${B * S} cache rows exceed ${MAX_CACHE_ROWS}; use fewer slots or a shorter context`);
     for (const [name, bytes] of [
       ['dq', T * H * D * 4],
@@ -90,8 +103,8 @@ export class AttentionBackwardOp {
       ['q', T * H * D * 4],
       ['out', T * H * D * 4],
       ['lse', T * H * 4],
-      ['kCache', B * S * KVH * D * 4],
-      ['vCache', B * S * KVH * D * 4],
+      ['kCache', kvCacheBytes(format, B * S * KVH * D)],
+      ['vCache', kvCacheBytes(format, B * S * KVH * D)],
       ['slots', T * 4],
       ['positions', T * 4],
       ['seqEnds', T * 4],
@@ -101,8 +114,8 @@ export class AttentionBackwardOp {
     if (T === 0) return;
     const { dq, dk, dv, dout, q, out, lse, kCache, vCache, slots, positions, seqEnds } = args;
     const params = ATTENTION_BACKWARD_PARAMS.pack({ T, H, KVH, D, S, scale: 1 / Math.sqrt(D) });
-    rec.dispatch(this.stats, params, { dout, out, lse, slots, positions, dq }, grid1d(Math.ceil((T * H) / WG)));
-    rec.dispatch(this.dkdv, params, { q, dout, stats: dq, seqEnds, kCache, vCache, dk, dv }, grid1d(T * KVH));
-    rec.dispatch(this.dq, params, { q, dout, kCache, vCache, slots, positions, dq }, grid1d(T * H));
+    rec.dispatch(kernels.stats, params, { dout, out, lse, slots, positions, dq }, grid1d(Math.ceil((T * H) / WG)));
+    rec.dispatch(kernels.dkdv, params, { q, dout, stats: dq, seqEnds, kCache, vCache, dk, dv }, grid1d(T * KVH));
+    rec.dispatch(kernels.dq, params, { q, dout, kCache, vCache, slots, positions, dq }, grid1d(T * H));
   }
 }

@@ -26,18 +26,23 @@
 //   stats: 1 dout read f32 (T, H, D) · 2 out read f32 (T, H, D) · 3 lse read f32 (T, H) · 4 slots read u32 (T) ·
 //          5 positions read u32 (T) · 6 dq rw f32 (T, H, D)
 //   dkdv:  1 q read f32 (T, H, D) · 2 dout read · 3 stats read f32 (T, H, D) (= dq) · 4 seq_ends read u32 (T) ·
-//          5 kcache read f32 (B, S, KVH, D) · 6 vcache read · 7 dk rw f32 (T, KVH, D) · 8 dv rw f32 (T, KVH, D)
+//          5 kcache read KvPair (B, S, KVH, D/2) · 6 vcache read · 7 dk rw f32 (T, KVH, D) · 8 dv rw f32 (T, KVH, D)
 //   dq:    1 q read · 2 dout read · 3 kcache read · 4 vcache read · 5 slots read · 6 positions read · 7 dq rw
 //
+// The cache holds `KvPair`s of two values (kv-format.ts: packed f16 halves or vec2<f32>; D is even): it is read in
+// pairs, and the dq pass accumulates output pairs i and i+64 (dims 2i, 2i+1, 2i+128, 2i+129) per invocation.
 // Workgroups: 64 invocations; in the tiled passes invocation i computes one pair's two D-long dot products (score and
-// dP) into workgroup memory, then accumulates output dims i, i+64, i+128, i+192 over the tile, so D <= 256.
-// Numerics: f32 throughout. Scores are computed exactly as the forward computes them (q·scale, then fma over d in
-// order), so P is consistent with the saved lse; exp(s − lse) <= 1 up to rounding.
+// dP) into workgroup memory, then accumulates output dims over the tile (dk/dv: i, i+64, i+128, i+192), so D <= 256.
+// Numerics: f32 arithmetic on the stored (f16- or f32-rounded) keys and values: dk and dv are the gradients of the
+// stored values, passed straight through the storage rounding to k and v. Scores are computed exactly as the
+// forward computes them (q·scale, then fma over d in order, from the same stored keys), so P is consistent with the
+// saved lse; exp(s − lse) <= 1 up to rounding.
 
 const WG: u32 = 64u;
 const TILE: u32 = 64u;
 const MAX_D: u32 = 256u;
 const ACC: u32 = 4u; // MAX_D / WG
+const ACC2: u32 = 2u; // MAX_D / 2 / WG pairs per invocation (dq pass)
 
 // ---------------------------------------------------------------------------------------------------------------
 // stats
@@ -76,8 +81,8 @@ fn attention_backward_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_
 @group(0) @binding(2) var<storage, read> kv_dout: array<f32>;
 @group(0) @binding(3) var<storage, read> kv_stats: array<f32>;
 @group(0) @binding(4) var<storage, read> kv_seq_ends: array<u32>;
-@group(0) @binding(5) var<storage, read> kv_kcache: array<f32>;
-@group(0) @binding(6) var<storage, read> kv_vcache: array<f32>;
+@group(0) @binding(5) var<storage, read> kv_kcache: array<KvPair>;
+@group(0) @binding(6) var<storage, read> kv_vcache: array<KvPair>;
 @group(0) @binding(7) var<storage, read_write> kv_dk: array<f32>;
 @group(0) @binding(8) var<storage, read_write> kv_dv: array<f32>;
 
@@ -99,18 +104,23 @@ fn attention_backward_dkdv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_w
   let j = job / params.KVH;
   let g = job % params.KVH;
   let D = params.D;
+  let D2 = D / 2u;
   let H = params.H;
   let G = H / params.KVH;
   if (li == 0u) {
     n_pairs_s = (kv_seq_ends[j] - j) * G;
-    // token j's cache row, parked by the stats pass in dq[j, h, 2] of every head h
-    kv_base_s = u32(kv_stats[j * H * D + 2u]) * params.KVH * D + g * D;
+    // token j's cache row, parked by the stats pass in dq[j, h, 2] of every head h; in pairs of values
+    kv_base_s = u32(kv_stats[j * H * D + 2u]) * params.KVH * D2 + g * D2;
   }
   let n_pairs = workgroupUniformLoad(&n_pairs_s); // also the barrier that publishes kv_base_s
   let base = kv_base_s;
-  for (var d = li; d < D; d = d + WG) {
-    k_s[d] = kv_kcache[base + d];
-    v_s[d] = kv_vcache[base + d];
+  for (var d2 = li; d2 < D2; d2 = d2 + WG) {
+    let kk = kv_load(kv_kcache[base + d2]);
+    let vv = kv_load(kv_vcache[base + d2]);
+    k_s[2u * d2] = kk.x;
+    k_s[2u * d2 + 1u] = kk.y;
+    v_s[2u * d2] = vv.x;
+    v_s[2u * d2 + 1u] = vv.y;
   }
   workgroupBarrier();
 
@@ -169,8 +179,8 @@ fn attention_backward_dkdv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_w
 
 @group(0) @binding(1) var<storage, read> dq_q: array<f32>;
 @group(0) @binding(2) var<storage, read> dq_dout: array<f32>;
-@group(0) @binding(3) var<storage, read> dq_kcache: array<f32>;
-@group(0) @binding(4) var<storage, read> dq_vcache: array<f32>;
+@group(0) @binding(3) var<storage, read> dq_kcache: array<KvPair>;
+@group(0) @binding(4) var<storage, read> dq_vcache: array<KvPair>;
 @group(0) @binding(5) var<storage, read> dq_slots: array<u32>;
 @group(0) @binding(6) var<storage, read> dq_positions: array<u32>;
 @group(0) @binding(7) var<storage, read_write> dq_dq: array<f32>;
@@ -192,11 +202,12 @@ fn attention_backward_dq(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
   let t = job / params.H;
   let h = job % params.H;
   let D = params.D;
-  let row = params.KVH * D; // floats per cache position
+  let D2 = D / 2u;
+  let row2 = params.KVH * D2; // pairs per cache position
   let g = h / (params.H / params.KVH);
   if (li == 0u) {
     n_keys_s = dq_positions[t] + 1u;
-    q_base_s = dq_slots[t] * params.S * row + g * D;
+    q_base_s = dq_slots[t] * params.S * row2 + g * D2;
     lse_s = dq_dq[job * D];
     delta_s = dq_dq[job * D + 1u];
   }
@@ -210,39 +221,45 @@ fn attention_backward_dq(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
   let lse = lse_s;
   let delta = delta_s;
 
-  var acc: array<f32, ACC>;
+  var acc: array<vec2<f32>, ACC2>;
   for (var j0 = 0u; j0 < n_keys; j0 = j0 + TILE) {
     let j = j0 + li;
     var ds = 0.0;
     if (j < n_keys) {
-      let ko = base + j * row;
+      let ko = base + j * row2;
       var s = 0.0;
       var dp = 0.0;
-      for (var d = 0u; d < D; d = d + 1u) {
-        s = fma(q_s[d], dq_kcache[ko + d], s);
-        dp = fma(dout_s[d], dq_vcache[ko + d], dp);
+      for (var d2 = 0u; d2 < D2; d2 = d2 + 1u) {
+        let kk = kv_load(dq_kcache[ko + d2]);
+        let vv = kv_load(dq_vcache[ko + d2]);
+        s = fma(q_s[2u * d2], kk.x, s);
+        s = fma(q_s[2u * d2 + 1u], kk.y, s);
+        dp = fma(dout_s[2u * d2], vv.x, dp);
+        dp = fma(dout_s[2u * d2 + 1u], vv.y, dp);
       }
       ds = exp(s - lse) * (dp - delta);
     }
     p_s[li] = ds;
     workgroupBarrier();
     let n_tile = min(TILE, n_keys - j0);
-    for (var a = 0u; a < ACC; a = a + 1u) {
-      let d = li + a * WG;
-      if (d < D) {
+    for (var a = 0u; a < ACC2; a = a + 1u) {
+      let d2 = li + a * WG;
+      if (d2 < D2) {
         var v = acc[a];
         for (var x = 0u; x < n_tile; x = x + 1u) {
-          v = fma(p_s[x], dq_kcache[base + (j0 + x) * row + d], v);
+          v = fma(vec2<f32>(p_s[x]), kv_load(dq_kcache[base + (j0 + x) * row2 + d2]), v);
         }
         acc[a] = v;
       }
     }
     workgroupBarrier(); // p_s is rewritten by the next tile
   }
-  for (var a = 0u; a < ACC; a = a + 1u) {
-    let d = li + a * WG;
-    if (d < D) {
-      dq_dq[job * D + d] = acc[a] * params.scale;
+  for (var a = 0u; a < ACC2; a = a + 1u) {
+    let d2 = li + a * WG;
+    if (d2 < D2) {
+      let o = acc[a] * params.scale;
+      dq_dq[job * D + 2u * d2] = o.x;
+      dq_dq[job * D + 2u * d2 + 1u] = o.y;
     }
   }
 }

@@ -4,11 +4,13 @@
  *
  * - `dx`: dx (M, K) (+)= dy (M, N)·W (N, K), one dispatch per weight chunk (a chunk of rows of W is a slice of dy's
  *   columns); the first chunk writes or adds as asked, later chunks add. The tiled variant (64×64 tiles through
- *   workgroup memory, like matmul v1) is the default; `simple` (one invocation per element) is the reference and
- *   gives the same bits. Compiled per weight format, reading W through quant.ts's `w_pair` exactly as the forward.
+ *   workgroup memory, like matmul v1) is the default on a GPU, `rows` (8 rows × 2 columns per invocation, no
+ *   workgroup memory, like matmul v2) on a CPU adapter (adapter-probe.ts), where the tiled kernel's barriers cost
+ *   more than they save; `simple` (one invocation per element) is the reference. All three give the same bits. Compiled per weight format, reading W through quant.ts's `w_pair` exactly as the forward.
  * - `lora`: four small dispatches, dB += scale·dyᵀ·u, du = scale·dy·B, dA += duᵀ·x, dx += du·A (du before the last
  *   two; WebGPU orders dispatches in a pass). Each output element is owned by one invocation: no atomics.
  */
+import { isSoftwareAdapter } from '../adapter-probe.ts';
 import { requireBytes } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import type { LoraBackwardArgs, MatmulBackwardOps, MatmulDxArgs } from '../engine/train-ops.ts';
@@ -50,14 +52,17 @@ const LORA_ENTRIES = {
 type LoraEntry = keyof typeof LORA_ENTRIES;
 const LORA_ORDER: readonly LoraEntry[] = ['lora_db', 'lora_du', 'lora_da', 'lora_dx'];
 
-export type MatmulDxVariant = 'tiled' | 'simple';
-const DX_VARIANTS: readonly MatmulDxVariant[] = ['tiled', 'simple'];
+export type MatmulDxVariant = 'tiled' | 'simple' | 'rows';
+const DX_VARIANTS: readonly MatmulDxVariant[] = ['tiled', 'simple', 'rows'];
+
+/** Rows of dx per invocation of dx_rows (RB in the .wgsl). */
+const DX_ROWS_BLOCK = 8;
 
 /** Tile of dx_tiled (rows m × columns k). */
 export const DX_TILE = 64;
 
 export interface MatmulDxOptions extends MatmulDxArgs {
-  /** Default 'tiled'; 'simple' is the one-invocation-per-element reference (same bits). */
+  /** Default: 'tiled' on a GPU, 'rows' on a CPU adapter; 'simple' is the one-invocation-per-element reference. */
   variant?: MatmulDxVariant;
 }
 
@@ -65,6 +70,8 @@ export class MatmulBackwardOp implements MatmulBackwardOps {
   private constructor(
     private readonly dxKernels: Map<string, Kernel>,
     private readonly loraKernels: Record<LoraEntry, Kernel>,
+    /** The dx variant used when none is named: 'tiled' on a GPU, 'rows' on a CPU adapter. */
+    readonly defaultDxVariant: MatmulDxVariant,
   ) {}
 
   /** Compiles dx for each of `formats` (default f16 only) and the four LoRA entries. */
@@ -79,7 +86,7 @@ export class MatmulBackwardOp implements MatmulBackwardOps {
     }
     const lora = await Promise.all(LORA_ORDER.map((entry) => getKernel(ctx, { name: `matmul_backward.${entry}`, code: code('f16'), entryPoint: entry, bindings: LORA_ENTRIES[entry] })));
     const loraKernels = Object.fromEntries(LORA_ORDER.map((entry, i) => [entry, lora[i]])) as Record<LoraEntry, Kernel>;
-    return new MatmulBackwardOp(dxKernels, loraKernels);
+    return new MatmulBackwardOp(dxKernels, loraKernels, isSoftwareAdapter(ctx.adapterInfo) ? 'rows' : 'tiled');
   }
 
   /** dx (M, K) (+)= dy (M, N)·W: one dispatch per weight chunk. */
@@ -91,10 +98,16 @@ export class MatmulBackwardOp implements MatmulBackwardOps {
     if (!Number.isInteger(M) || M <= 0) throw new GpuShapeError(name, `M = ${M} must be a positive integer`);
     requireBytes(name, 'dy', args.dy, M * N * 4);
     requireBytes(name, 'dx', args.dx, M * K * 4);
-    const variant = args.variant ?? 'tiled';
+    if (K % 2 !== 0) throw new GpuShapeError(name, `K = ${K} must be even (weights are read in column pairs)`);
+    const variant = args.variant ?? this.defaultDxVariant;
     const kernel = this.dxKernels.get(`${formatOf(w)}.${variant}`);
     if (!kernel) throw new GpuShapeError(name, `weight format ${formatOf(w)} was not compiled: create the op with MatmulBackwardOp.create(ctx, ['${formatOf(w)}', ...])`);
-    const workgroups = variant === 'tiled' ? [Math.ceil(K / DX_TILE), Math.ceil(M / DX_TILE), 1] : grid1d(Math.ceil((M * K) / 64));
+    const workgroups =
+      variant === 'tiled'
+        ? [Math.ceil(K / DX_TILE), Math.ceil(M / DX_TILE), 1]
+        : variant === 'rows'
+          ? grid1d(Math.ceil((Math.ceil(M / DX_ROWS_BLOCK) * (K / 2)) / 64))
+          : grid1d(Math.ceil((M * K) / 64));
     w.chunks.forEach((chunk, i) => {
       const uniforms = MATMUL_BACKWARD_PARAMS.pack({ M, N: chunk.rows, K, n0: chunk.row0, ldy: N, accumulate: args.accumulate || i > 0 ? 1 : 0, rank: 0, scale: 0 });
       rec.dispatch(kernel, uniforms, { dy: args.dy, w: chunk.buffer, dx: args.dx }, workgroups);

@@ -31,13 +31,16 @@
 //               reduction over n in steps of 16 through workgroup memory (dy tile 64×16, W tile 16 rows × 64
 //               columns unpacked to f32). Dispatch (⌈K/64⌉, ⌈M/64⌉) per chunk.
 //   dx_simple   one invocation per dx element, 64 per workgroup, grid over M·K (grid_index). The reference variant.
+//   dx_rows     for a CPU adapter (SwiftShader), as matmul v2: one invocation per pair of columns (2p, 2p+1) and
+//               block of 8 rows, each weight word read once for 16 outputs, no workgroup memory or barriers;
+//               64 per workgroup, grid over ⌈M/8⌉·K/2 (grid_index, pairs fastest). 1.4–2× faster than dx_tiled there at M = 320…1024.
 //   lora_db     one invocation per (n, r), grid over N·R, loops over m.
 //   lora_du     one invocation per (m, r), grid over M·R, loops over n.
 //   lora_da     one invocation per (r, k), grid over R·K, loops over m.
 //   lora_dx     one invocation per (m, k), grid over M·K, loops over r.
 // Every output element is owned by one invocation: no atomics, and the results do not depend on scheduling.
 //
-// Numerics: dx_tiled and dx_simple both accumulate acc = fma(dy[m, n0+n], W[n, k], acc) for n = 0, 1, …, N−1 of the
+// Numerics: dx_tiled, dx_simple and dx_rows all accumulate acc = fma(dy[m, n0+n], W[n, k], acc) for n = 0, 1, …, N−1 of the
 // chunk in that order, from 0, then add acc to dx (or write it): they give the same bits. The LoRA sums are plain
 // f32 loops in index order, multiplied by `scale` once at the end (dB, du).
 
@@ -85,6 +88,34 @@ fn dx_simple(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     acc = fma(dy[m * params.ldy + params.n0 + n], select(wv.x, wv.y, odd), acc);
   }
   store_dx(idx, acc);
+}
+
+const RB: u32 = 8u; // rows m per invocation of dx_rows
+
+@compute @workgroup_size(64)
+fn dx_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+           @builtin(local_invocation_index) li: u32) {
+  let half_k = params.K / 2u;
+  let idx = grid_index(wid, nwg) * 64u + li;
+  if (idx >= half_k * ((params.M + RB - 1u) / RB)) {
+    return;
+  }
+  let p = idx % half_k;
+  let m0 = (idx / half_k) * RB;
+  let rows = min(RB, params.M - m0);
+  var acc: array<vec2<f32>, RB>;
+  for (var n = 0u; n < params.N; n = n + 1u) {
+    let wv = w_pair(n, p);
+    for (var i = 0u; i < rows; i = i + 1u) {
+      let g = dy[(m0 + i) * params.ldy + params.n0 + n];
+      acc[i] = vec2<f32>(fma(g, wv.x, acc[i].x), fma(g, wv.y, acc[i].y));
+    }
+  }
+  for (var i = 0u; i < rows; i = i + 1u) {
+    let o = (m0 + i) * params.K + 2u * p;
+    store_dx(o, acc[i].x);
+    store_dx(o + 1u, acc[i].y);
+  }
 }
 
 var<workgroup> gs: array<f32, 1024>; // [BN][BM]: gs[n * BM + m] = dy[m0 + m, n0 + nb + n]

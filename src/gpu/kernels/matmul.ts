@@ -4,7 +4,14 @@
  * lists below) and the dispatch sizes: `lora_down` once (when a LoRA is given), then one matmul dispatch per weight
  * chunk. Each variant is compiled once per weight format the op is created for (the format's `w_pair` reader is
  * composed in front of the shared source), so q8/q4 weights are dequantised inside the same kernels.
+ * On a device with `subgroups` (ctx.features.subgroups) the decode variant v3 (matmul-subgroups.wgsl: K split over a
+ * workgroup, subgroup sums) is compiled too and replaces v2 for few rows on a GPU; without the feature, and on a CPU
+ * adapter (SwiftShader, where v3 measured 1.6–5× slower than v2: one thread per column already fills a CPU), v2 stays.
+ * The variant for many rows is chosen by the same rule: the tiled v1 on a GPU, v2 on a CPU adapter, where the
+ * workgroup-memory tiles and barriers of v1 cost more than they save (v1 measured 2–3.5× slower than v0 and v2 at
+ * the training shapes M = 64…1024, N, K = 64…512, and at 512³; v0 and v2 within 25% of each other either way).
  */
+import { isSoftwareAdapter } from '../adapter-probe.ts';
 import { requireBytes } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import { GpuShapeError } from '../errors.ts';
@@ -15,6 +22,8 @@ import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
 import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
 import source from './matmul.wgsl?raw';
+import subgroupSource from './matmul-subgroups.wgsl?raw';
+import f16Source from './matmul-f16.wgsl?raw';
 
 export const MATMUL_PARAMS = defineUniforms('MatmulParams', {
   M: 'u32',
@@ -28,9 +37,10 @@ export const MATMUL_PARAMS = defineUniforms('MatmulParams', {
   lora_scale: 'f32',
 });
 
-/** The op's WGSL for weights stored in `format`. */
-function code(format: WeightFormat): string {
-  return composeWgsl(WGSL_GRID, MATMUL_PARAMS.wgsl, wgslWeightReader(format, 'w_pair', 'w', 'params.K'), source);
+/** The op's WGSL for weights stored in `format`; with `subgroups`, the module that also holds matmul_v3. */
+function code(format: WeightFormat, subgroups = false): string {
+  const base = [WGSL_GRID, MATMUL_PARAMS.wgsl, wgslWeightReader(format, 'w_pair', 'w', 'params.K'), source];
+  return subgroups ? composeWgsl('enable subgroups;', ...base, subgroupSource) : composeWgsl(...base);
 }
 
 const MATMUL_BINDINGS: BindingSpec[] = [
@@ -50,11 +60,12 @@ const LORA_DOWN_BINDINGS: BindingSpec[] = [
   { binding: 8, kind: 'storage', name: 'u' },
 ];
 
-export type MatmulVariant = 'v0' | 'v1' | 'v2';
+export type MatmulVariant = 'v0' | 'v1' | 'v2' | 'v3' | 'v2h';
 
 /**
- * Rows from which the tiled kernel (v1) is used instead of v2 when no variant is named. v1 computes 64-row tiles,
- * so below that it wastes work; SwiftShader runs v2 faster at every size (measured in src/gpu-tests/bench.ts).
+ * Rows from which the tiled kernel (v1) is used instead of the decode variant when no variant is named, on a GPU.
+ * v1 computes 64-row tiles, so below that it wastes work. A CPU adapter never uses v1 by default: SwiftShader runs
+ * v2 faster at every size (measured with src/gpu-tests/bench.ts `timeMatmul`; see defaultMatmulVariants).
  */
 export const TILED_MIN_ROWS = 64;
 
@@ -81,16 +92,37 @@ export interface MatmulArgs {
   /** (N_total) f32. */
   bias?: BufferArg | null;
   lora?: LoraBranch | null;
-  /** Default: v2 below TILED_MIN_ROWS rows, v1 (tiled) from there; v0 is the simple variant. All give equal bits. */
+  /**
+   * Default: below TILED_MIN_ROWS rows v3 on a GPU with subgroups, else v2; from there v1 (tiled) on a GPU and v2
+   * on a CPU adapter (defaultMatmulVariants); v0 is the simple variant. v0, v1 and v2 give equal bits; v3 sums in
+   * another order (equal to rounding).
+   */
   variant?: MatmulVariant;
 }
 
 const VARIANTS: readonly MatmulVariant[] = ['v0', 'v1', 'v2'];
 
+/**
+ * The variants used when none is named, from the adapter alone (a rule, not a timing at creation: a measurement on
+ * a CPU adapter shared with other work is noisy, and the gap it would find is 2–3×, which the rule already knows):
+ * `decode` for fewer than TILED_MIN_ROWS rows (v3 on a GPU with subgroups, else v2), `rows` from there (the tiled
+ * v1 on a GPU, v2 on a CPU adapter).
+ */
+export function defaultMatmulVariants(info: GPUAdapterInfo, subgroups: boolean): { decode: MatmulVariant; rows: MatmulVariant } {
+  const cpu = isSoftwareAdapter(info);
+  return { decode: subgroups && !cpu ? 'v3' : 'v2', rows: cpu ? 'v2' : 'v1' };
+}
+
 export class MatmulOp {
   private constructor(
     private readonly kernels: Map<string, Kernel>,
     private readonly loraDown: Kernel,
+    /** v3 was compiled (the device has subgroups). */
+    readonly hasSubgroups: boolean,
+    /** The variant used for fewer than TILED_MIN_ROWS rows when none is named. */
+    readonly decodeVariant: MatmulVariant,
+    /** The variant used for TILED_MIN_ROWS rows or more when none is named: v1 on a GPU, v2 on a CPU adapter. */
+    readonly rowsVariant: MatmulVariant,
   ) {}
 
   /** Compiles every variant for each of `formats` (default f16 only; the engine passes the formats it stores). */
@@ -102,9 +134,23 @@ export class MatmulOp {
         VARIANTS.map((variant) => getKernel(ctx, { name: `matmul.${variant}${suffix}`, code: code(format), entryPoint: `matmul_${variant}`, bindings: MATMUL_BINDINGS })),
       );
       VARIANTS.forEach((variant, i) => kernels.set(`${format}.${variant}`, compiled[i]));
+      // f16 products (matmul-f16.wgsl): f16-stored weights on devices with shader-f16, used only when named.
+      if (format === 'f16' && ctx.features.shaderF16) {
+        const f16Code = composeWgsl('enable f16;', WGSL_GRID, MATMUL_PARAMS.wgsl, wgslWeightReader(format, 'w_pair', 'w', 'params.K'), source, f16Source);
+        kernels.set('f16.v2h', await getKernel(ctx, { name: 'matmul.v2h', code: f16Code, entryPoint: 'matmul_v2h', bindings: MATMUL_BINDINGS }));
+      }
+      if (ctx.features.subgroups) {
+        kernels.set(`${format}.v3`, await getKernel(ctx, { name: `matmul.v3${suffix}`, code: code(format, true), entryPoint: 'matmul_v3', bindings: MATMUL_BINDINGS }));
+      }
     }
     const loraDown = await getKernel(ctx, { name: 'matmul.lora_down', code: code('f16'), entryPoint: 'lora_down', bindings: LORA_DOWN_BINDINGS });
-    return new MatmulOp(kernels, loraDown);
+    const defaults = defaultMatmulVariants(ctx.adapterInfo, ctx.features.subgroups);
+    return new MatmulOp(kernels, loraDown, ctx.features.subgroups, defaults.decode, defaults.rows);
+  }
+
+  /** Whether `variant` was compiled for `format` on this device (v3 needs subgroups; v2h f16 weights and shader-f16). */
+  compiled(format: WeightFormat, variant: MatmulVariant): boolean {
+    return this.kernels.has(`${format}.${variant}`);
   }
 
   /** Records lora_down (if any) and one matmul dispatch per weight chunk. */
@@ -131,14 +177,20 @@ export class MatmulOp {
     if (lora) {
       rec.dispatch(this.loraDown, MATMUL_PARAMS.pack({ ...base, N, n0: 0 }), { x: args.x, loraA: lora.a, u: lora.u }, grid1d(Math.ceil((M * lora.rank) / 64)));
     }
-    const variant = args.variant ?? (M >= TILED_MIN_ROWS ? 'v1' : 'v2');
+    const variant = args.variant ?? (M >= TILED_MIN_ROWS ? this.rowsVariant : this.decodeVariant);
     const kernel = this.kernels.get(`${formatOf(w)}.${variant}`);
+    if (!kernel && variant === 'v2h') throw new GpuShapeError(name, `variant v2h needs f16 weights and a device with shader-f16; this weight is ${formatOf(w)}`);
+    if (!kernel && variant === 'v3') throw new GpuShapeError(name, 'variant v3 needs the subgroups feature, which this device lacks: use v2');
     if (!kernel) throw new GpuShapeError(name, `weight format ${formatOf(w)} was not compiled: create the op with MatmulOp.create(ctx, ['${formatOf(w)}', ...])`);
     for (const chunk of w.chunks) {
       const uniforms = MATMUL_PARAMS.pack({ ...base, N: chunk.rows, n0: chunk.row0 });
       const buffers = { x: args.x, w: chunk.buffer, bias: args.bias ?? rec.dummy, loraU: lora?.u ?? rec.dummy, loraB: lora?.b ?? rec.dummy, out: args.out };
       const workgroups =
-        variant === 'v0' ? grid1d(Math.ceil((M * chunk.rows) / 64)) : [Math.ceil(chunk.rows / 64), Math.ceil(M / (variant === 'v1' ? 64 : 8)), 1];
+        variant === 'v0'
+          ? grid1d(Math.ceil((M * chunk.rows) / 64))
+          : variant === 'v3'
+            ? grid1d(chunk.rows * Math.ceil(M / 8))
+            : [Math.ceil(chunk.rows / 64), Math.ceil(M / (variant === 'v1' ? 64 : 8)), 1];
       rec.dispatch(kernel, uniforms, buffers, workgroups);
     }
   }

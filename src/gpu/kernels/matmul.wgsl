@@ -31,6 +31,9 @@
 //               with each weight word read once (so B sequences cost one pass over W); 64 per workgroup.
 //               Dispatch (⌈N/64⌉, ⌈M/8⌉).
 //   lora_down   one invocation per (m, r), 64 per workgroup, grid over M·R.
+//   matmul_v3   (matmul-subgroups.wgsl, devices with `subgroups`) decode with K split over 64 invocations and
+//               subgroup sums; matmul_v2h (matmul-f16.wgsl, devices with `shader-f16`, f16 weights) f16 products.
+//               Both are composed after this source and use its bindings, GM and epilogue.
 //
 // Numerics: every variant accumulates acc = fma(x[m,k], W[n,k], acc) for k = 0, 1, …, K−1 in that order, from 0,
 // (W[n,k] already dequantised to f32, exactly as quant.ts decodeWeight computes it),

@@ -1,6 +1,6 @@
 /**
- * The optimiser op (see optim.wgsl): the global gradient norm over the adapter's tensors (P workgroup partials per
- * tensor, then one reduction into norm[0] = ‖g‖², on the GPU, deterministic) and a fused AdamW per tensor (PyTorch
+ * The optimiser op (see optim.wgsl): the global gradient norm over the adapter's tensors (up to P workgroup partials
+ * per tensor, fewer for a small one, then one reduction into norm[0] = ‖g‖², on the GPU, deterministic) and a fused AdamW per tensor (PyTorch
  * semantics, clip factor read from the norm buffer, gradient zeroed), implementing `OptimizerOps` of
  * engine/train-ops.ts. Dispatches per optimiser step: tensors + 1 (grad_norm) + tensors (adamw).
  *
@@ -19,6 +19,14 @@ import source from './optim.wgsl?raw';
 /** Workgroup partials per tensor and f32 header slots of the norm buffer (P and HEADER in optim.wgsl). */
 export const NORM_PARTIALS_PER_TENSOR = 64;
 export const NORM_HEADER = 4;
+/** Invocations per grad_norm workgroup (WG in optim.wgsl). */
+const NORM_WG = 256;
+
+/** grad_norm_partial's workgroups for a tensor of n elements: one per 256 elements, at most P (optim.wgsl). */
+export function partialWorkgroups(n: number): number {
+  return Math.min(NORM_PARTIALS_PER_TENSOR, Math.ceil(n / NORM_WG));
+}
+
 /** The epsilon of torch.nn.utils.clip_grad_norm_: clip = maxGradNorm / (‖g‖ + 1e-6). */
 export const CLIP_EPS = 1e-6;
 
@@ -143,7 +151,8 @@ export class OptimizerOp implements OptimizerOps {
     const { tensors, norm } = args;
     checkTensors('grad_norm', tensors, norm, tensors.length === 0 ? 0 : this.normBufferBytes(tensors.length), false);
     tensors.forEach((t, i) => {
-      rec.dispatch(this.partial, OPTIM_PARAMS.pack({ ...ZERO, n: t.n, slot: i * NORM_PARTIALS_PER_TENSOR }), { grad: t.grad, norm }, [NORM_PARTIALS_PER_TENSOR, 1, 1]);
+      const workgroups = partialWorkgroups(t.n);
+      rec.dispatch(this.partial, OPTIM_PARAMS.pack({ ...ZERO, n: t.n, slot: i * NORM_PARTIALS_PER_TENSOR }), { grad: t.grad, norm }, [workgroups, 1, 1]);
     });
     rec.dispatch(this.final, OPTIM_PARAMS.pack({ ...ZERO, count: tensors.length * NORM_PARTIALS_PER_TENSOR }), { norm }, [1, 1, 1]);
   }

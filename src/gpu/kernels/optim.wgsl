@@ -1,7 +1,8 @@
 // optim — the optimiser step over the LoRA adapter's tensors: the global gradient norm and a fused AdamW.
 //
-// Entry grad_norm_partial (one dispatch per tensor t, n elements):
-//   norm[HEADER + slot + w] = Σ_{i ≡ w·WG + li (mod P·WG)} grad[i]²        for the P workgroups w < P
+// Entry grad_norm_partial (one dispatch per tensor t, n elements, W = min(P, ⌈n / WG⌉) workgroups):
+//   norm[HEADER + slot + w] = Σ_{i ≡ w·WG + li (mod W·WG)} grad[i]²        for the W workgroups w < W
+//   norm[HEADER + slot + w] = 0                                           for W ≤ w < P (written by workgroup 0)
 // Entry grad_norm_final (one dispatch, after every tensor's partials):
 //   norm[0] = Σ_j norm[HEADER + j] over all count = tensors · P partials = ‖g‖²;  norm[1] = sqrt(norm[0]) = ‖g‖
 // Entry adamw (one dispatch per tensor), PyTorch's torch.optim.AdamW (amsgrad off, maximize off) after
@@ -25,8 +26,9 @@
 //   adamw:             0 params (n, use_clip … eps); 2 norm rw (only read); 3 param rw f32 (n); 4 grad_rw rw f32 (n);
 //                      5 exp_avg rw f32 (n); 6 exp_avg_sq rw f32 (n)   (no two of 3–6 may alias)
 //
-// Workgroups: partial P = 64 workgroups of WG = 256 per tensor, grid-strided over the tensor, tree reduction in
-// workgroup memory; final: one workgroup of 256 strided over the partials, tree reduction; adamw: 256 per
+// Workgroups: partial W ≤ P = 64 workgroups of WG = 256 per tensor, grid-strided over the tensor, tree reduction in
+// workgroup memory (W shrinks with the tensor: a LoRA tensor of a small model has a few hundred elements, and P
+// workgroups of barriers with nothing to sum cost SwiftShader ~14 ms a tensor, bench:train's per-kernel table); final: one workgroup of 256 strided over the partials, tree reduction; adamw: 256 per
 // workgroup, one element each, grid_index over ⌈n / 256⌉.
 // Numerics: f32 throughout; the bias corrections and 1 − β are formed in float64 on the CPU and passed rounded to
 // f32 (1 − β2 in f32 arithmetic would lose digits for β2 = 0.999).
@@ -59,15 +61,20 @@ fn reduce_sum(li: u32, s: f32) -> f32 {
 }
 
 @compute @workgroup_size(WG)
-fn grad_norm_partial(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+fn grad_norm_partial(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                     @builtin(local_invocation_index) li: u32) {
   var s = 0.0;
-  for (var i = wid.x * WG + li; i < params.n; i = i + P * WG) {
+  for (var i = wid.x * WG + li; i < params.n; i = i + nwg.x * WG) {
     let g = grad[i];
     s = s + g * g;
   }
   let total = reduce_sum(li, s);
   if (li == 0u) {
     norm[HEADER + params.slot + wid.x] = total;
+  }
+  // The slots of the workgroups not dispatched hold zero (grad_norm_final sums all P).
+  if (wid.x == 0u && li >= nwg.x && li < P) {
+    norm[HEADER + params.slot + li] = 0.0;
   }
 }
 

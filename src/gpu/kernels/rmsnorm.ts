@@ -1,5 +1,7 @@
 /**
- * rmsnorm op (see rmsnorm.wgsl): out (M, C) = x / rms(x) · weight. One workgroup of 64 per row.
+ * rmsnorm op (see rmsnorm.wgsl): out (M, C) = x / rms(x) · weight. Two variants (the .wgsl says why): 'workgroup',
+ * one workgroup of 64 per row, for C > 64, and 'row', one invocation per row, for C ≤ 64 (the default picks by C,
+ * with the backward's threshold).
  */
 import { requireBytes } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
@@ -31,13 +33,25 @@ export interface RmsnormArgs {
   M: number;
   C: number;
   eps: number;
+  /** Default: 'row' for C ≤ RMSNORM_ROW_MAX_C, else 'workgroup'. Both give the same bits. */
+  variant?: RmsnormVariant;
 }
 
+export type RmsnormVariant = 'workgroup' | 'row';
+
+/** Rows of at most this many elements use the 'row' variant by default (64 = the workgroup variant's width; the
+ * backward's ROW_VARIANT_MAX_C is the same). */
+export const RMSNORM_ROW_MAX_C = 64;
+
 export class RmsnormOp {
-  private constructor(private readonly kernel: Kernel) {}
+  private constructor(private readonly kernels: Record<RmsnormVariant, Kernel>) {}
 
   static async create(ctx: GpuContext): Promise<RmsnormOp> {
-    return new RmsnormOp(await getKernel(ctx, { name: 'rmsnorm', code: CODE, entryPoint: 'rmsnorm', bindings: BINDINGS }));
+    const [workgroup, row] = await Promise.all([
+      getKernel(ctx, { name: 'rmsnorm', code: CODE, entryPoint: 'rmsnorm', bindings: BINDINGS }),
+      getKernel(ctx, { name: 'rmsnorm.row', code: CODE, entryPoint: 'rmsnorm_row', bindings: BINDINGS }),
+    ]);
+    return new RmsnormOp({ workgroup, row });
   }
 
   encode(rec: Recorder, args: RmsnormArgs): void {
@@ -46,6 +60,12 @@ export class RmsnormOp {
     requireBytes('rmsnorm', 'x', args.x, M * C * 4);
     requireBytes('rmsnorm', 'out', args.out, M * C * 4);
     requireBytes('rmsnorm', 'weight', args.weight, C * 4);
-    rec.dispatch(this.kernel, RMSNORM_PARAMS.pack({ M, C, eps: args.eps }), { x: args.x, weight: args.weight, out: args.out }, grid1d(M));
+    const variant = args.variant ?? (C <= RMSNORM_ROW_MAX_C ? 'row' : 'workgroup');
+    rec.dispatch(
+      this.kernels[variant],
+      RMSNORM_PARAMS.pack({ M, C, eps: args.eps }),
+      { x: args.x, weight: args.weight, out: args.out },
+      grid1d(variant === 'row' ? Math.ceil(M / 64) : M),
+    );
   }
 }

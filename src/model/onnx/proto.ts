@@ -9,7 +9,7 @@
  */
 
 /** TensorProto.DataType values used here. */
-export const DataType = { FLOAT: 1, INT64: 7, BOOL: 9 } as const;
+export const DataType = { FLOAT: 1, UINT8: 2, INT32: 6, INT64: 7, BOOL: 9, FLOAT16: 10 } as const;
 export type DataTypeValue = (typeof DataType)[keyof typeof DataType];
 
 /** AttributeProto.AttributeType values used here. */
@@ -84,6 +84,8 @@ export interface NodeSpec {
   outputs: readonly string[];
   name: string;
   attributes?: Readonly<Record<string, AttributeValue>>;
+  /** Operator set domain ('' = ai.onnx); 'com.microsoft' for onnxruntime's contrib ops. */
+  domain?: string;
 }
 
 export interface TensorSpec {
@@ -110,6 +112,8 @@ export interface ModelSpec {
   inputs: readonly ValueInfoSpec[];
   outputs: readonly ValueInfoSpec[];
   opset: number;
+  /** Further operator sets the nodes use beside ai.onnx, e.g. { domain: 'com.microsoft', version: 1 }. */
+  extraOpsets?: ReadonlyArray<{ domain: string; version: number }>;
   producer: string;
   docString?: string;
 }
@@ -134,6 +138,7 @@ function node(n: NodeSpec): Uint8Array {
   for (const o of n.outputs) w.string(2, o);
   w.string(3, n.name).string(4, n.opType);
   for (const [k, v] of Object.entries(n.attributes ?? {})) w.bytes(5, attribute(k, v));
+  if (n.domain !== undefined && n.domain !== '') w.string(7, n.domain);
   return w.finish();
 }
 
@@ -163,5 +168,6 @@ export function encodeModel(m: ModelSpec): Uint8Array {
   if (m.docString !== undefined) model.string(6, m.docString);
   model.bytes(7, g.finish());
   model.bytes(8, new Writer().string(1, '').int(2, m.opset).finish());
+  for (const o of m.extraOpsets ?? []) model.bytes(8, new Writer().string(1, o.domain).int(2, o.version).finish());
   return model.finish();
 }

@@ -18,6 +18,8 @@
  * layer by layer in reverse from them, or recompute one layer from its input `x` alone (`layerForward` is pure in
  * its inputs plus the cache). LoRA's (T,R) intermediate x·Aᵀ is kept per projection for the same reason.
  */
+import { roundToF16 } from '../../gpu/f16.ts';
+import type { KvCacheFormat } from '../../gpu/kv-format.ts';
 import { validateModelConfig, type ModelConfig } from '../config.ts';
 import { checkBytesFit, DEFAULT_REFERENCE_BUDGET_BYTES } from '../model-budget.ts';
 import { loraScale, type LoraAdapter } from '../lora.ts';
@@ -169,15 +171,24 @@ export interface LayerActivations {
   loraMid: Partial<Record<Projection, Float64Array>>;
 }
 
-/** A layer's key/value cache: rows 0..length−1 hold positions 0..length−1. */
+/**
+ * A layer's key/value cache: rows 0..length−1 hold positions 0..length−1. With `f16`, keys and values are rounded to
+ * f16 as they are stored, as the engine's f16 cache stores them (src/gpu/kv-format.ts).
+ */
 export interface LayerCache {
   k: Float64Array /* (capacity, KVH, D) */;
   v: Float64Array /* (capacity, KVH, D) */;
   length: number;
+  f16?: boolean;
 }
 
-export function emptyCache(config: ModelConfig): LayerCache[] {
-  return Array.from({ length: config.numLayers }, () => ({ k: new Float64Array(0), v: new Float64Array(0), length: 0 }));
+/**
+ * Empty caches of every layer. `kvCache` is the engine cache's format to mirror: 'f32' (the default) keeps the
+ * float64 values (the engine's f32 cache stores its f32 values exactly), 'f16' rounds them, so the oracle of an
+ * engine with an f16 cache measures its arithmetic, not its storage.
+ */
+export function emptyCache(config: ModelConfig, kvCache: KvCacheFormat = 'f32'): LayerCache[] {
+  return Array.from({ length: config.numLayers }, () => ({ k: new Float64Array(0), v: new Float64Array(0), length: 0, f16: kvCache === 'f16' }));
 }
 
 function appendToCache(cache: LayerCache, k: Float64Array, v: Float64Array, T: number, rowSize: number): void {
@@ -253,6 +264,12 @@ export function layerForward(
   a.kr = a.kn.slice();
   ropeRef(a.qr, positions, T, H, D, config.ropeTheta);
   ropeRef(a.kr, positions, T, KVH, D, config.ropeTheta);
+  if (cache.f16) {
+    // Attention reads the stored keys and values, its own tokens' included; the backward (which reads a.kr and a.v)
+    // then gives the gradients of the stored values, passed straight through the rounding, as the engine's does.
+    a.kr = roundToF16(a.kr);
+    a.v = roundToF16(a.v);
+  }
   appendToCache(cache, a.kr, a.v, T, KVH * D);
   attentionRef(a.attn, a.qr, cache.k, cache.v, positions, T, cache.length, H, KVH, D);
 
@@ -351,14 +368,15 @@ export function createReferenceSession(
   config: ModelConfig,
   weights: ReferenceWeights | TensorMap,
   lora?: LoraAdapter | ReferenceLoraLayers,
+  kvCache: KvCacheFormat = 'f32',
 ): ReferenceSession {
   const w = prepare(config, weights);
   const l = lora === undefined ? null : Array.isArray(lora) ? lora : toReferenceLora(lora);
-  let caches = emptyCache(config);
+  let caches = emptyCache(config, kvCache);
   const append = (ids: ArrayLike<number>): Float64Array => modelForward(config, w, l, caches, ids, true).logits;
   return {
     prefill(ids) {
-      caches = emptyCache(config);
+      caches = emptyCache(config, kvCache);
       return append(ids);
     },
     append,

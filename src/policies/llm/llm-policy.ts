@@ -40,6 +40,8 @@ export interface Generation {
   prefillSeconds?: number;
   /** Time of every later new token (engines that measure it). */
   decodeSeconds?: number;
+  /** Prompt tokens the engine computed for this reply; the rest came from its cache (engines that reuse one). */
+  prefillTokens?: number;
 }
 
 export type Generate = (promptTokenIds: number[], options: GenerateOptions) => Promise<Generation>;
@@ -62,6 +64,8 @@ export interface LlmPolicyOptions {
   multipleCalls?: ParseOptions['multipleCalls'];
   /** Shown in records and lists; default 'qwen'. */
   name?: string;
+  /** Episodes `generate` decodes well at once (its batch); default 1. */
+  concurrency?: number;
 }
 
 export interface LlmTurnStats {
@@ -101,12 +105,14 @@ function turnSeed(context: PolicyContext): number {
 
 export class LlmPolicy implements Policy {
   readonly name: string;
+  readonly concurrency: number;
   private readonly options: LlmPolicyOptions;
   private readonly endTokens: ReadonlySet<number>;
 
   constructor(options: LlmPolicyOptions) {
     this.options = options;
     this.name = options.name ?? 'qwen';
+    this.concurrency = options.concurrency ?? 1;
     this.endTokens = new Set([options.tokenizer.special.imEnd, options.tokenizer.special.endOfText]);
   }
 

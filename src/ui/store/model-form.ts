@@ -6,7 +6,7 @@
  *
  * `lastModel` remembers what was loaded before a reload, so the panel can offer to load it again (never unasked).
  */
-import type { WeightFormat } from '../../gpu/quant.ts';
+import { DEFAULT_DECODE_WEIGHTS, type WeightFormat } from '../../gpu/quant.ts';
 import { DEFAULT_MODEL } from '../../model/registry.ts';
 import type { LocalFile } from '../../model/local-folder.ts';
 import type { LlmSource } from '../../workers/llm-generate.ts';
@@ -43,7 +43,7 @@ export interface LastModel {
 
 export const DEFAULT_MIRROR = 'https://huggingface.co';
 
-export const DEFAULT_MODEL_SETTINGS: ModelSettingsForm = { thinking: false, shots: 0, temperature: 0.7, topP: 0.8, maxNewTokens: 256, weights: 'q4' };
+export const DEFAULT_MODEL_SETTINGS: ModelSettingsForm = { thinking: false, shots: 0, temperature: 0.7, topP: 0.8, maxNewTokens: 256, weights: DEFAULT_DECODE_WEIGHTS };
 
 export const DEFAULT_MODEL_FORM: ModelForm = { kind: 'hub', repo: DEFAULT_MODEL.repo, mirror: DEFAULT_MIRROR, url: '', settings: DEFAULT_MODEL_SETTINGS };
 

@@ -26,7 +26,9 @@ export function isModelPolicy(name: string): boolean {
 export function choosePolicy(chosen: string, infos: readonly PolicyInfo[], loadedModel?: string): PolicyChoice {
   const listed = (name: string): boolean => infos.some((p) => p.name === name);
   if (loadedModel !== undefined && listed(loadedModel)) {
-    return { policy: isModelPolicy(chosen) && listed(chosen) ? chosen : loadedModel, notice: null };
+    // A policy on the model just loaded (its adapter `qwen+<id>` for `qwen`) stays; any other gives way to it.
+    const onLoaded = chosen === loadedModel || chosen.startsWith(`${loadedModel}+`);
+    return { policy: onLoaded && listed(chosen) ? chosen : loadedModel, notice: null };
   }
   if (listed(chosen)) return { policy: chosen, notice: null };
   const fallback = infos.find((p) => p.name === FALLBACK_POLICY)?.label ?? 'Oracle';

@@ -12,10 +12,11 @@ import { createDatasetsSlice, type DatasetsSlice } from './datasets-slice.ts';
 import { createEvaluateSlice, type EvaluateSlice } from './evaluate-slice.ts';
 import { createPlaySlice, type PlaySlice } from './play-slice.ts';
 import { createSettingsSlice, type SettingsSlice } from './settings-slice.ts';
+import { createTjsSlice, type TjsSlice } from './tjs-slice.ts';
 import { createTrainSlice, type TrainSlice } from './train-slice.ts';
 import { createWatchSlice, type WatchSlice } from './watch-slice.ts';
 
-export type AppState = SettingsSlice & DatasetsSlice & PlaySlice & WatchSlice & EvaluateSlice & CompareSlice & TrainSlice & DataSlice;
+export type AppState = SettingsSlice & DatasetsSlice & PlaySlice & WatchSlice & EvaluateSlice & CompareSlice & TrainSlice & DataSlice & TjsSlice;
 export type Middlewares = [['zustand/persist', unknown]];
 
 export const useStore = create<AppState>()(
@@ -29,6 +30,7 @@ export const useStore = create<AppState>()(
       ...createCompareSlice(...a),
       ...createTrainSlice(...a),
       ...createDataSlice(...a),
+      ...createTjsSlice(...a),
     }),
     { name: 'sqlenv-settings', version: 1, partialize: persistedState },
   ),

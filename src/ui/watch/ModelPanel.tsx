@@ -52,7 +52,8 @@ function pickedFiles(list: FileList | null): LocalFile[] {
   return [...(list ?? [])].map((f) => ({ path: f.webkitRelativePath || f.name, data: f }));
 }
 
-export function ModelPanel() {
+/** `webGpu`: whether the worker gets a WebGPU adapter (null while asking); without one, the panel points at transformers.js. */
+export function ModelPanel({ webGpu = null }: { webGpu?: boolean | null }) {
   const status = useStore((s) => s.modelStatus);
   const info = useStore((s) => s.modelInfo);
   const progress = useStore((s) => s.modelProgress);
@@ -95,6 +96,12 @@ export function ModelPanel() {
         load();
       }}
     >
+      {webGpu === false && (
+        <p className="meta" role="note" aria-label="No WebGPU">
+          This browser gives no WebGPU, so the WebGPU engine cannot load a model here. Watch and evaluate Qwen with
+          transformers.js on WASM in the panel below instead (an ONNX export; inference only — training needs WebGPU).
+        </p>
+      )}
       {reloadOffer && (
         <div className="model-reload" role="status" aria-label="Model before the reload">
           <p className="meta">

@@ -1,11 +1,11 @@
 /**
  * The Model panel's settings: thinking (off by default), 0/1/3-shot prompts from Oracle transcripts of the current
  * dataset's train questions, temperature and top-p (temperature 0 is greedy), the per-turn token limit, and the
- * decode weight format (q4 default, q8, f16 — the reference). All but the weight format apply to a loaded model
+ * decode weight format (q8 by default (DEFAULT_DECODE_WEIGHTS, quant.ts says why), q4m, q4, f16 — the reference). All but the weight format apply to a loaded model
  * without reloading it ("Apply settings"); the weight format takes effect at the next load. The form's type and
  * defaults live in the store (model-form.ts), which keeps them across reloads.
  */
-import type { WeightFormat } from '../../gpu/quant.ts';
+import { DEFAULT_DECODE_WEIGHTS, WEIGHT_FORMATS, type WeightFormat } from '../../gpu/quant.ts';
 import { SHOT_COUNTS } from '../../policies/llm/prompt.ts';
 import { MAX_NEW_TOKENS_LIMIT, type ShotCount } from '../../workers/llm-settings.ts';
 import type { ModelSettingsForm } from '../store/model-form.ts';
@@ -13,7 +13,10 @@ import { DecimalField } from './DecimalField.tsx';
 import { NumberField } from './NumberField.tsx';
 import { tip } from '../help/glossary.ts';
 
-const WEIGHT_LABELS: Record<WeightFormat, string> = { q4: 'q4 (4-bit groups, default)', q8: 'q8 (8-bit groups)', f16: 'f16 (reference)' };
+const WEIGHT_NAMES: Record<WeightFormat, string> = { q4: 'q4 (4-bit groups)', q4m: 'q4m (4-bit groups with minimum, 8-bit embedding)', q8: 'q8 (8-bit groups)', f16: 'f16 (reference)' };
+const weightLabel = (w: WeightFormat) => (w === DEFAULT_DECODE_WEIGHTS ? `${WEIGHT_NAMES[w]}, default` : WEIGHT_NAMES[w]);
+/** Smallest first; f16 last (the reference). */
+const WEIGHT_ORDER: readonly WeightFormat[] = ['q4', 'q4m', 'q8', 'f16'];
 
 export function ModelSettings({ value, onChange, disabled }: { value: ModelSettingsForm; onChange: (patch: Partial<ModelSettingsForm>) => void; disabled: boolean }) {
   return (
@@ -39,9 +42,9 @@ export function ModelSettings({ value, onChange, disabled }: { value: ModelSetti
       <label className="field" title={tip('decodeWeights')}>
         Decode weights
         <select value={value.weights} onChange={(e) => onChange({ weights: e.target.value as WeightFormat })}>
-          {(['q4', 'q8', 'f16'] as const).map((w) => (
+          {WEIGHT_ORDER.filter((w) => WEIGHT_FORMATS.includes(w)).map((w) => (
             <option key={w} value={w}>
-              {WEIGHT_LABELS[w]}
+              {weightLabel(w)}
             </option>
           ))}
         </select>

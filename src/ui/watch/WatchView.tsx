@@ -14,8 +14,11 @@ import { QuestionCard } from '../components/QuestionCard.tsx';
 import { Transcript } from '../components/Transcript.tsx';
 import { navigate, parseHash, routeHash, useRoute } from '../router.ts';
 import { useStore } from '../store/store.ts';
+import { EnginesPanel } from './EnginesPanel.tsx';
 import { ModelPanel } from './ModelPanel.tsx';
 import { PlaybackControls } from './PlaybackControls.tsx';
+import { useWebGpuPresent } from './tjs-actions.ts';
+import { TjsPanel } from './TjsPanel.tsx';
 import { WatchSetup } from './WatchSetup.tsx';
 import './watch.css';
 
@@ -106,6 +109,7 @@ export default function WatchView() {
   const dataset = useStore((s) => s.dataset);
   const error = useStore((s) => s.watchError);
   const loadPolicies = useStore((s) => s.loadPolicyInfos);
+  const webGpu = useWebGpuPresent();
   useEpisodeLink();
   useAutoStart(dataset);
 
@@ -120,7 +124,9 @@ export default function WatchView() {
         <div className="watch-side">
           <WatchSetup dataset={dataset} />
           <PlaybackControls />
-          <ModelPanel />
+          <ModelPanel webGpu={webGpu} />
+          <TjsPanel webGpu={webGpu} />
+          <EnginesPanel />
         </div>
         <div className="watch-main">
           {error !== null && <ErrorBox title="The episode could not be played" message={error} />}

@@ -26,6 +26,7 @@ import { EpisodeService } from './episode-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { ModelCacheService } from './model-cache-service.ts';
 import { ModelService, type CreateTrainSession, type LoadLlm } from './model-service.ts';
+import { TjsModelService, type LoadTjs } from './tjs-model-service.ts';
 
 export interface EnvServicesOptions {
   /** Makes a SQL executor; called once for interactive sessions and once per evaluation run, import or shot set. */
@@ -48,6 +49,8 @@ export interface EnvServicesOptions {
   trainStore?: TrainStore;
   /** A trainable copy of the loaded model for a run (the WebGPU trainer in the worker; the f64 reference in tests). */
   createTrainSession?: CreateTrainSession;
+  /** Loads an ONNX model with transformers.js (the worker); absent where it cannot run. */
+  loadTjs?: LoadTjs;
 }
 
 export interface EnvServices {
@@ -58,6 +61,8 @@ export interface EnvServices {
   episodes: EpisodeService;
   evaluation: EvaluationService;
   models: ModelService;
+  /** The transformers.js model and its policy 'qwen-tjs' (tjs-model-service.ts). */
+  tjsModels: TjsModelService;
   adapters: AdapterService;
   modelCache: ModelCacheService;
   training: TrainService;
@@ -83,6 +88,7 @@ export function createEnvServices(options: EnvServicesOptions): EnvServices {
   const evaluation = new EvaluationService({ dataset, policies, createExecutor, envConfig });
   const imports = new DatasetImportService({ datasets, createExecutor });
   const models = new ModelService({ policies, dataset, createExecutor, envConfig, loadLlm: options.loadLlm, createTrainSession: options.createTrainSession });
+  const tjsModels = new TjsModelService({ policies, dataset, createExecutor, envConfig, loadTjs: options.loadTjs });
   const adapters = new AdapterService({ store: trainStore, policies, models, cache });
   const modelCache = new ModelCacheService(cache);
   const training = new TrainService({
@@ -102,6 +108,7 @@ export function createEnvServices(options: EnvServicesOptions): EnvServices {
     episodes,
     evaluation,
     models,
+    tjsModels,
     adapters,
     modelCache,
     training,
@@ -110,6 +117,7 @@ export function createEnvServices(options: EnvServicesOptions): EnvServices {
       imports.close();
       training.stop();
       models.close();
+      tjsModels.close();
       await episodes.close();
     },
   };

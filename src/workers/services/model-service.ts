@@ -146,6 +146,7 @@ export class ModelService {
         temperature: resolved.temperature,
         topP: resolved.topP,
         name,
+        concurrency: loaded.slots,
       });
     this.deps.policies.register(
       { name: LLM_POLICY, label: `Qwen (${loaded.label})`, description: `The loaded model ${loaded.label} with Qwen's tool calling, ${describeLlmSettings(resolved)}, on WebGPU (${loaded.adapter}).` },

@@ -20,6 +20,8 @@ describe('choosePolicy', () => {
     ['qwen+a1', WITH_MODEL, 'qwen', 'qwen+a1', false], // a model reload keeps the adapter on it
     ['oracle', WITH_MODEL, 'qwen', 'qwen', false], // a model load chooses the model
     ['qwen+gone', WITH_MODEL, 'qwen', 'qwen', false],
+    ['qwen', [...WITH_MODEL, 'qwen-tjs'], 'qwen-tjs', 'qwen-tjs', false], // the transformers.js model loaded: chosen
+    ['qwen-tjs', [...WITH_MODEL, 'qwen-tjs'], 'qwen', 'qwen', false], // and the engine's, loaded after it
     ['qwen+a1', BUILT_IN, undefined, 'oracle', true], // the model went away: said so
     ['qwen', BUILT_IN, undefined, 'oracle', true],
   ])('%s in [%s], loaded %s → %s (notice: %s)', (chosen, names, loaded, policy, notice) => {

@@ -1,0 +1,96 @@
+/**
+ * KV reuse across turns: what each cache slot of a decoding engine holds, so a new prompt prefills only the tokens
+ * after the longest prefix it shares with a slot (a later turn of the same episode: the new observation and the
+ * chat template's glue; another episode: at least the system prompt).
+ *
+ * A slot holds the ids fed to it, in order, and the key of what computed them (the weights, the adapter, LoRA on or
+ * off). Reuse is refused when the key differs or the engine's own length for the slot is not the one recorded
+ * (someone else reset or wrote the slot: a training forward, an aborted step), so a stale cache is never read. The
+ * prefix is found by comparing ids, never by assuming the new prompt extends the old one, so it stays right whatever
+ * the chat template does to earlier turns (Qwen3 drops the `<think>` blocks of past replies) and whatever came last:
+ * the last sampled token of a reply was never fed to the engine, so the slot simply does not hold it.
+ *
+ * At least one token of a prompt is always fed (the engine returns the logits of the last token fed), so the kept
+ * prefix is at most the prompt's length − 1. The engine then appends at the kept length (`rewind`), overwriting what
+ * was cached beyond it.
+ */
+
+/** The part of an engine a slot claim touches (QwenEngine has it). */
+export interface SlotEngine {
+  /** Tokens in the slot's cache. */
+  length(slot: number): number;
+  reset(slot: number): void;
+  /** Keeps the first `length` cached tokens of the slot. */
+  rewind(slot: number, length: number): void;
+}
+
+interface Held {
+  /** What computed the cache (null: nothing trustworthy is held). */
+  key: string | null;
+  ids: number[];
+}
+
+export class PrefixSlots {
+  private readonly held: Held[];
+
+  constructor(readonly slots: number) {
+    if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`PrefixSlots: slots must be a positive integer, got ${slots}`);
+    this.held = Array.from({ length: slots }, () => ({ key: null, ids: [] }));
+  }
+
+  /** Tokens of `ids` a claim of `slot` under `key` would keep (0 when the key differs or the engine disagrees). */
+  shared(engine: SlotEngine, slot: number, key: string, ids: readonly number[]): number {
+    const h = this.held[slot];
+    if (h.key !== key || engine.length(slot) !== h.ids.length) return 0;
+    const most = Math.min(h.ids.length, ids.length - 1);
+    let n = 0;
+    while (n < most && h.ids[n] === ids[n]) n++;
+    return n;
+  }
+
+  /**
+   * The slot of `free` whose cache serves `ids` best: the longest shared prefix; among equals, the one holding the
+   * fewest tokens (it loses the least for other prompts).
+   */
+  best(engine: SlotEngine, free: readonly number[], key: string, ids: readonly number[]): number {
+    if (free.length === 0) throw new RangeError('PrefixSlots.best: no free slot');
+    let bestSlot = free[0];
+    let bestShared = -1;
+    for (const slot of free) {
+      const n = this.shared(engine, slot, key, ids);
+      if (n > bestShared || (n === bestShared && this.held[slot].ids.length < this.held[bestSlot].ids.length)) {
+        bestSlot = slot;
+        bestShared = n;
+      }
+    }
+    return bestSlot;
+  }
+
+  /**
+   * Takes `slot` for a prompt computed under `key`: keeps the shared prefix in the engine (rewinds it there) and
+   * returns how many tokens were kept; feed `ids.slice(kept)` next and report it with `fed`.
+   */
+  claim(engine: SlotEngine, slot: number, key: string, ids: readonly number[]): number {
+    const kept = this.shared(engine, slot, key, ids);
+    if (kept > 0) engine.rewind(slot, kept);
+    else engine.reset(slot);
+    this.held[slot] = { key, ids: ids.slice(0, kept) };
+    return kept;
+  }
+
+  /** The engine appended `ids` to the slot's cache. */
+  fed(slot: number, ids: readonly number[]): void {
+    const h = this.held[slot];
+    for (const id of ids) h.ids.push(id);
+  }
+
+  /** The slot's cache can no longer be trusted (a step failed midway). */
+  forget(slot: number): void {
+    this.held[slot] = { key: null, ids: [] };
+  }
+
+  /** Every slot's (the weights or the adapter changed, a training forward wrote the caches, a new engine). */
+  forgetAll(): void {
+    for (let s = 0; s < this.slots; s++) this.forget(s);
+  }
+}
