@@ -25,7 +25,7 @@ import { formatOf, type PackedWeight } from '../packed-weight.ts';
 import { wgslWeightReader, type WeightFormat } from '../quant.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
-import { WGSL_MATH } from '../wgsl/common.ts';
+import { WGSL_MATH, WGSL_WORKGROUP_SUM } from '../wgsl/common.ts';
 import source from './fused-linear.wgsl?raw';
 
 export const FUSED_LINEAR_PARAMS = defineUniforms('FusedLinearParams', {
@@ -221,7 +221,7 @@ fn fused_linear(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
 /** The full WGSL of a spec (exported for the checks' error messages and for reading). */
 export function fusedLinearCode(spec: FusedLinearSpec): string {
   checkSpec(spec);
-  return composeWgsl(WGSL_MATH, FUSED_LINEAR_PARAMS.wgsl, source, generated(spec));
+  return composeWgsl(WGSL_MATH, WGSL_WORKGROUP_SUM, FUSED_LINEAR_PARAMS.wgsl, source, generated(spec));
 }
 
 /** One projection of a group: its weight, its output (store epilogue), its LoRA pair (when on). */

@@ -46,16 +46,9 @@ fn norm_prologue(m0: u32, rows: u32, li: u32) {
       let v = x[o + c];
       s = s + v * v;
     }
-    partial[li] = s;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-      if (li < stride) {
-        partial[li] = partial[li] + partial[li + stride];
-      }
-      workgroupBarrier();
-    }
+    let total = workgroup_sum(li, s);
     if (li == 0u) {
-      inv_rms[i] = 1.0 / sqrt(partial[0] / f32(params.K) + params.eps);
+      inv_rms[i] = 1.0 / sqrt(total / f32(params.K) + params.eps);
     }
     workgroupBarrier();
   }

@@ -9,12 +9,12 @@ import { GpuShapeError } from '../errors.ts';
 import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
-import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
+import { WGSL_GRID, WGSL_WORKGROUP_SUM, grid1d } from '../wgsl/common.ts';
 import source from './qk-norm-rope.wgsl?raw';
 
 export const QK_NORM_ROPE_PARAMS = defineUniforms('QkNormRopeParams', { T: 'u32', H: 'u32', KVH: 'u32', D: 'u32', P: 'u32', mode: 'u32', eps: 'f32' });
 
-const CODE = composeWgsl(WGSL_GRID, QK_NORM_ROPE_PARAMS.wgsl, source);
+const CODE = composeWgsl(WGSL_GRID, WGSL_WORKGROUP_SUM, QK_NORM_ROPE_PARAMS.wgsl, source);
 const MAX_D = 512;
 
 const BINDINGS: BindingSpec[] = [

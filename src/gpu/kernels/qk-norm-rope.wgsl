@@ -113,15 +113,7 @@ fn qk_norm_rope(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
       let x = row[c];
       s = s + x * x;
     }
-    partial[li] = s;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-      if (li < stride) {
-        partial[li] = partial[li] + partial[li + stride];
-      }
-      workgroupBarrier();
-    }
-    let inv = 1.0 / sqrt(partial[0] / f32(D) + params.eps);
+    let inv = 1.0 / sqrt(workgroup_sum(li, s) / f32(D) + params.eps);
     for (var c = li; c < D; c = c + WG) {
       row[c] = row[c] * inv * aux(which, c);
     }

@@ -9,12 +9,12 @@ import { GpuShapeError } from '../errors.ts';
 import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
-import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
+import { WGSL_GRID, WGSL_WORKGROUP_SUM, grid1d } from '../wgsl/common.ts';
 import source from './rmsnorm.wgsl?raw';
 
 export const RMSNORM_PARAMS = defineUniforms('RmsnormParams', { M: 'u32', C: 'u32', eps: 'f32' });
 
-const CODE = composeWgsl(WGSL_GRID, RMSNORM_PARAMS.wgsl, source);
+const CODE = composeWgsl(WGSL_GRID, WGSL_WORKGROUP_SUM, RMSNORM_PARAMS.wgsl, source);
 
 const BINDINGS: BindingSpec[] = [
   { binding: 0, kind: 'uniform', name: 'params' },

@@ -85,15 +85,7 @@ fn rmsnorm(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
     let v = x[o + c];
     s = s + v * v;
   }
-  partial[li] = s;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (li < stride) {
-      partial[li] = partial[li] + partial[li + stride];
-    }
-    workgroupBarrier();
-  }
-  let inv = 1.0 / sqrt(partial[0] / f32(params.C) + params.eps);
+  let inv = 1.0 / sqrt(workgroup_sum(li, s) / f32(params.C) + params.eps);
   for (var c = li; c < params.C; c = c + WG) {
     out[o + c] = x[o + c] * inv * weight[c];
   }

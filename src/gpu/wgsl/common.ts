@@ -13,6 +13,28 @@ fn grid_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 }
 `;
 
+/**
+ * The sum of every invocation's `s` over a workgroup of WG invocations, returned to all of them: WG strided partials
+ * added pairwise in a fixed order (the kernel declares `const WG: u32` and `var<workgroup> partial: array<f32, WG>`).
+ * The row variants of rmsnorm and attention replay this order, so their sums have the same bits. Holds barriers:
+ * call it in uniform control flow. The last barrier lets every invocation read the total before `partial` is reused.
+ */
+export const WGSL_WORKGROUP_SUM = /* wgsl */ `
+fn workgroup_sum(li: u32, s: f32) -> f32 {
+  partial[li] = s;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (li < stride) {
+      partial[li] = partial[li] + partial[li + stride];
+    }
+    workgroupBarrier();
+  }
+  let total = partial[0];
+  workgroupBarrier();
+  return total;
+}
+`;
+
 /** Numerics shared by kernels. NEG_BIG stands in for -inf (WGSL lets implementations assume no infinities). */
 export const WGSL_MATH = /* wgsl */ `
 const NEG_BIG: f32 = -1.0e30;
