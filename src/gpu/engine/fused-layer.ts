@@ -86,21 +86,19 @@ export function fusedUnsupported(model: FusedLayerModel, mem: AllocatedPlan, lor
   return null;
 }
 
-/** Every fused-linear spec the layers will record, for `FusedLinearOp.prepare`. */
+/** Every fused-linear spec the layers record while LoRA runs on `loraTargets` (none: LoRA off), for `FusedLinearOp.prepare`. */
 export function fusedSpecs(model: FusedLayerModel, mem: AllocatedPlan, loraTargets: readonly ProjectionName[], limit: number): FusedLinearSpec[] {
   const specs = new Map<string, FusedLinearSpec>();
   const add = (s: FusedLinearSpec) => specs.set(JSON.stringify(s), s);
-  for (const loraOn of loraTargets.length > 0 ? [false, true] : [false]) {
-    const lora = (p: ProjectionName) => loraOn && loraTargets.includes(p);
-    const groups = layerGroups(lora, limit);
-    for (let l = 0; l < model.numLayers; l++) {
-      const format = (p: ProjectionName) => formatOf(mem.weight(`${projectionWeightName(l, p)}.weight`));
-      for (const g of groups.qkv) add({ format: format(g[0]), norm: true, gather: false, lora: g.map(lora), epilogue: 'store' });
-      add({ format: format('o_proj'), norm: false, gather: false, lora: [lora('o_proj')], epilogue: 'residual' });
-      if (groups.swiglu) add({ format: format('gate_proj'), norm: true, gather: false, lora: [lora('gate_proj'), lora('up_proj')], epilogue: 'swiglu' });
-      else for (const p of ['gate_proj', 'up_proj'] as const) add({ format: format(p), norm: true, gather: false, lora: [lora(p)], epilogue: 'store' });
-      add({ format: format('down_proj'), norm: false, gather: false, lora: [lora('down_proj')], epilogue: 'residual' });
-    }
+  const lora = (p: ProjectionName) => loraTargets.includes(p);
+  const groups = layerGroups(lora, limit);
+  for (let l = 0; l < model.numLayers; l++) {
+    const format = (p: ProjectionName) => formatOf(mem.weight(`${projectionWeightName(l, p)}.weight`));
+    for (const g of groups.qkv) add({ format: format(g[0]), norm: true, gather: false, lora: g.map(lora), epilogue: 'store' });
+    add({ format: format('o_proj'), norm: false, gather: false, lora: [lora('o_proj')], epilogue: 'residual' });
+    if (groups.swiglu) add({ format: format('gate_proj'), norm: true, gather: false, lora: [lora('gate_proj'), lora('up_proj')], epilogue: 'swiglu' });
+    else for (const p of ['gate_proj', 'up_proj'] as const) add({ format: format(p), norm: true, gather: false, lora: [lora(p)], epilogue: 'store' });
+    add({ format: format('down_proj'), norm: false, gather: false, lora: [lora('down_proj')], epilogue: 'residual' });
   }
   return [...specs.values()];
 }

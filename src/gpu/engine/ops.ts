@@ -1,6 +1,7 @@
 /**
  * Every forward op of the engine, compiled once per device: what a model step records its dispatches with. The ops
- * that read weights are compiled for the weight formats the engine stores (quant.ts).
+ * that read weights are compiled for the weight formats the engine stores (quant.ts), the cache ops for the plan's
+ * KV-cache storage only: on a software adapter every compile costs up to a second, so nothing unused is compiled.
  */
 import type { GpuContext } from '../device.ts';
 import { AttentionOp } from '../kernels/attention.ts';
@@ -13,6 +14,7 @@ import { ResidualOp } from '../kernels/residual.ts';
 import { RmsnormOp } from '../kernels/rmsnorm.ts';
 import { RopeOp } from '../kernels/rope.ts';
 import { SampleOp } from '../kernels/sample.ts';
+import type { KvCacheFormat } from '../kv-format.ts';
 import type { WeightFormat } from '../quant.ts';
 import { SwigluOp } from '../kernels/swiglu.ts';
 
@@ -31,7 +33,7 @@ export interface EngineOps {
   qkNormRope: QkNormRopeOp;
 }
 
-export async function createEngineOps(ctx: GpuContext, formats: readonly WeightFormat[]): Promise<EngineOps> {
+export async function createEngineOps(ctx: GpuContext, formats: readonly WeightFormat[], kvCache: KvCacheFormat): Promise<EngineOps> {
   const [matmul, rmsnorm, rope, embedding, swiglu, residual, kvcache, attention, sample, qkNormRope] = await Promise.all([
     MatmulOp.create(ctx, formats),
     RmsnormOp.create(ctx),
@@ -39,8 +41,8 @@ export async function createEngineOps(ctx: GpuContext, formats: readonly WeightF
     EmbeddingOp.create(ctx, formats),
     SwigluOp.create(ctx),
     ResidualOp.create(ctx),
-    KvCacheOp.create(ctx),
-    AttentionOp.create(ctx),
+    KvCacheOp.create(ctx, [kvCache]),
+    AttentionOp.create(ctx, [kvCache]),
     SampleOp.create(ctx),
     QkNormRopeOp.create(ctx),
   ]);

@@ -162,6 +162,12 @@ export class QwenEngine {
   /** The readback buffer the step's single submit copies its results into (created on first use, destroyed in destroy()). */
   private staging: { buffer: GPUBuffer; device: GPUDevice } | null = null;
   private readonly fusedLimit: number;
+  /**
+   * The fused kernels of each LoRA state (on / off), compiled on the first fused forward in that state: a training
+   * run decodes only with its adapter on, Watch without an adapter only with it off, and on a software adapter each
+   * of these kernels costs about a second to compile.
+   */
+  private readonly fusedReady = new Map<boolean, Promise<void>>();
 
   private constructor(ctx: GpuContext, model: EngineModel, plan: MemoryPlan, mem: AllocatedPlan, ops: EngineOps, fusedOff: string | null, fusedLimit: number) {
     this.fusedOff = fusedOff;
@@ -178,20 +184,26 @@ export class QwenEngine {
   static async create(ctx: GpuContext, model: EngineModel, options: EngineOptions): Promise<QwenEngine> {
     const weights = options.weights ?? DEFAULT_DECODE_WEIGHTS;
     const plan = planMemory(model, { ...options, weights, logitRows: options.batch, maxBindingBytes: maxChunkBytes(ctx.limits) });
-    const [mem, ops] = await Promise.all([allocateForTraining(ctx, plan, model, { ...options, weights }), createEngineOps(ctx, matrixFormats(weights))]);
+    const [mem, ops] = await Promise.all([allocateForTraining(ctx, plan, model, { ...options, weights }), createEngineOps(ctx, matrixFormats(weights), plan.options.kvCache)]);
     const lora = plan.options.lora;
     const fusedOff = options.fused === false ? 'options.fused is false' : fusedUnsupported(model, mem, lora?.rank ?? null);
     const limit = Math.min(ctx.limits.maxStorageBuffersPerShaderStage, options.fusedBindingLimit ?? Infinity);
-    if (fusedOff === null) {
-      await ops.fusedLinear.prepare(fusedSpecs(model, mem, lora?.targets ?? [], limit)).catch((e: unknown) => {
-        mem.destroy();
-        throw e;
-      });
-    }
     const engine = new QwenEngine(ctx, model, plan, mem, ops, fusedOff, limit);
     const { context: S } = plan.options;
     mem.write('rope.table', [S, model.headDim / 2, 2], buildRopeTable(model.headDim, model.ropeTheta, S));
     return engine;
+  }
+
+  /** Compiles (once) the fused kernels the layers record with while LoRA is `loraOn`. */
+  private prepareFused(loraOn: boolean): Promise<void> {
+    let ready = this.fusedReady.get(loraOn);
+    if (!ready) {
+      const targets = loraOn ? (this.plan.options.lora?.targets ?? []) : [];
+      ready = this.ops.fusedLinear.prepare(fusedSpecs(this.model, this.mem, targets, this.fusedLimit));
+      this.fusedReady.set(loraOn, ready);
+      ready.catch(() => this.fusedReady.delete(loraOn)); // a failed compile is tried again by the next forward
+    }
+    return ready;
   }
 
   /** The LM head's weight name: lm_head, or the tied embedding. */
@@ -359,6 +371,9 @@ export class QwenEngine {
     const bytes = (n: number) => ({ size: n * 4 });
     // Bindings sized to this step's T tokens (the planned buffers hold the maximum).
     const view = (name: string, elements: number) => ({ buffer: buf(name), ...bytes(elements) });
+    // The fused layer is the decode shape (≤ 8 rows per weight pass); long prefills keep the tiled matmuls.
+    const fused = this.fusedOff === null && T < TILED_MIN_ROWS;
+    if (fused) await this.prepareFused(this.loraOn && !!this.plan.options.lora);
 
     mem.writeRange('act.ids', Uint32Array.from(tokens, (t) => t.id));
     mem.writeRange('act.positions', Uint32Array.from(tokens, (t) => t.position));
@@ -368,9 +383,7 @@ export class QwenEngine {
     const xn = view('act.xn', T * C);
 
     ops.embedding.encode(rec, { out: x, ids, table: mem.weight('model.embed_tokens.weight'), T });
-    // The fused layer is the decode shape (≤ 8 rows per weight pass); long prefills keep the tiled matmuls.
-    const fused = this.fusedOff === null;
-    if (fused && T < TILED_MIN_ROWS) for (let l = 0; l < m.numLayers; l++) this.encodeFusedLayer(rec, l, T);
+    if (fused) for (let l = 0; l < m.numLayers; l++) this.encodeFusedLayer(rec, l, T);
     else for (let l = 0; l < m.numLayers; l++) this.encodeLayer(rec, l, T);
 
     // Logits of the wanted rows only: copy their hidden states out, norm them, multiply by the LM head.

@@ -113,14 +113,14 @@ export class QwenTrainer {
 
   /** Compiles the backward ops and allocates the trainer's small buffers for `engine` (planned with lora and training). */
   static async create(engine: QwenEngine, ops?: TrainOps): Promise<QwenTrainer> {
-    const { lora, training, maxTokens: T, weights } = engine.plan.options;
+    const { lora, training, maxTokens: T, weights, kvCache } = engine.plan.options;
     if (!lora) throw new GpuShapeError('QwenTrainer', 'the engine was planned without LoRA: create it with options.lora');
     if (!training) throw new GpuShapeError('QwenTrainer', 'the engine was planned without training buffers: create it with options.training = { logitChunkRows }');
     const ctx = engine.context;
     const chunkRows = Math.min(training.logitChunkRows, T);
     const stride = Math.ceil(chunkRows / OFFSET_ALIGN_ELEMENTS) * OFFSET_ALIGN_ELEMENTS;
     const chunks = Math.ceil(T / chunkRows);
-    const trainOps = ops ?? (await createTrainOps(ctx, matrixFormats(weights)));
+    const trainOps = ops ?? (await createTrainOps(ctx, matrixFormats(weights), kvCache));
     const tensorCount = engine.plan.entries.filter((e) => e.kind === 'adapter').length;
     const rowBytes = chunks * stride * 4;
     const sizes = { seqEnds: T * 4, targets: rowBytes, dlogprob: rowBytes, logprob: rowBytes, lse: rowBytes, norm: trainOps.optimizer.normBufferBytes(tensorCount) };

@@ -10,6 +10,7 @@ import { MatmulBackwardOp } from '../kernels/matmul-backward.ts';
 import { OptimizerOp } from '../kernels/optim.ts';
 import { RmsnormBackwardOp } from '../kernels/rmsnorm-backward.ts';
 import { SwigluBackwardOp } from '../kernels/swiglu-backward.ts';
+import type { KvCacheFormat } from '../kv-format.ts';
 import type { WeightFormat } from '../quant.ts';
 import type { Recorder } from '../recorder.ts';
 import type { AttentionBackwardArgs, OptimizerOps, RmsnormBackwardArgs, SwigluBackwardArgs } from './train-ops.ts';
@@ -25,12 +26,13 @@ export interface TrainOps {
   optimizer: OptimizerOps;
 }
 
-export async function createTrainOps(ctx: GpuContext, formats: readonly WeightFormat[]): Promise<TrainOps> {
+/** `formats`: the weight formats stored; `kvCache`: the cache storage whose backward attention kernels are compiled. */
+export async function createTrainOps(ctx: GpuContext, formats: readonly WeightFormat[], kvCache: KvCacheFormat): Promise<TrainOps> {
   const [matmulBackward, rmsnormBackward, swigluBackward, attentionBackward, logsoftmax, optimizer] = await Promise.all([
     MatmulBackwardOp.create(ctx, formats),
     RmsnormBackwardOp.create(ctx),
     SwigluBackwardOp.create(ctx),
-    AttentionBackwardOp.create(ctx),
+    AttentionBackwardOp.create(ctx, [kvCache]),
     LogSoftmaxOp.create(ctx),
     OptimizerOp.create(ctx),
   ]);
