@@ -18,7 +18,8 @@
  * own sequence, so a reply depends on its call alone, never on which others shared its steps or what its slot held.
  *
  * Cancel: a call whose `signal` is aborted, or whose `onToken` throws (the evaluation's cancel does), leaves the
- * batch before the next step and rejects with that reason; the others go on. An engine error rejects every live
+ * batch before the next step and rejects with that reason; the others go on. A queued call whose signal aborts
+ * leaves the queue and rejects at once, without waiting for a slot. An engine error rejects every live
  * call and forgets their slots' caches (the engine's lengths are then stale).
  */
 import type { QwenEngine } from '../../gpu/engine/qwen-engine.ts';
@@ -73,8 +74,8 @@ interface Call {
   promptIds: readonly number[];
   options: GenerateCall;
   variant: Variant;
-  resolve(g: Generation): void;
-  reject(e: unknown): void;
+  resolve: (g: Generation) => void;
+  reject: (e: unknown) => void;
 }
 
 interface Live {
@@ -132,7 +133,27 @@ export class BatchedGenerator {
       if (promptIds.length === 0) return reject(new RangeError('The prompt is empty.'));
       const context = this.contextTokens;
       if (promptIds.length >= context) return reject(new RangeError(`The prompt (${promptIds.length} tokens) fills the model's context of ${context} tokens.`));
-      this.queue.push({ promptIds, options, variant, resolve, reject });
+      const call: Call = { promptIds, options, variant, resolve, reject };
+      this.queue.push(call);
+      const signal = options.signal;
+      if (signal) {
+        // A queued call leaves the queue the moment it is cancelled; a live one leaves before the next step.
+        const leaveQueue = (): void => {
+          const at = this.queue.indexOf(call);
+          if (at >= 0) this.queue.splice(at, 1)[0].reject(signal.reason);
+        };
+        if (signal.aborted) return leaveQueue();
+        signal.addEventListener('abort', leaveQueue, { once: true });
+        const { resolve: done, reject: fail } = call;
+        call.resolve = (g) => {
+          signal.removeEventListener('abort', leaveQueue);
+          done(g);
+        };
+        call.reject = (e) => {
+          signal.removeEventListener('abort', leaveQueue);
+          fail(e);
+        };
+      }
       this.pumping ??= this.pump();
     });
   }

@@ -218,6 +218,39 @@ describe('BatchedGenerator: batching', () => {
     expect(lastCallWith(slotOf(prompts[2]))).toBe(0); // aborted after the first
   });
 
+  it('a queued call whose signal aborts rejects at once, before a slot frees, and is never fed', async () => {
+    const engine = new FakeDecodeEngine(1, 4096, VOCAB);
+    const gen = generator(engine, []); // no end token: the first call holds the only slot for all its tokens
+    const rng = createRng(SEED + 5);
+    const [first, queued, early] = [0, 1, 2].map(() => randomIds(rng, 10));
+    const events: string[] = [];
+    const controller = new AbortController();
+    const stopped = new Error('stopped while queued');
+    const running = gen
+      .generate(first, {
+        ...callOptions(1),
+        maxNewTokens: 12,
+        onToken: (n) => {
+          if (n === 3) controller.abort(stopped);
+          events.push(`token ${n}`);
+        },
+      })
+      .then(() => events.push('first done'));
+    const waiting = gen.generate(queued, { ...callOptions(2), signal: controller.signal }).catch((e: unknown) => {
+      events.push('queued rejected');
+      expect(e).toBe(stopped);
+    });
+    await expect(gen.generate(early, { ...callOptions(3), signal: AbortSignal.abort(stopped) })).rejects.toBe(stopped);
+    await Promise.all([running, waiting]);
+    // Rejected within the step that aborted it (token 3), not once the first call had freed the slot.
+    expect(events.indexOf('queued rejected')).toBe(events.indexOf('token 3') + 1);
+    expect(events.at(-1)).toBe('first done');
+    const fed = engine.calls.flatMap((c) => c.inputs.map((i) => i.ids.join()));
+    expect(fed).not.toContain(queued.join());
+    expect(fed).not.toContain(early.join());
+    expect(engine.calls).toHaveLength(12);
+  });
+
   it('runs an idle task only once the batch has drained, admitting nothing meanwhile', async () => {
     const engine = new FakeDecodeEngine(2, 4096, VOCAB);
     const gen = generator(engine, []); // no end token: the first reply takes all its 10 tokens
