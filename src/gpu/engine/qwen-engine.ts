@@ -127,6 +127,23 @@ interface PackedToken {
   logitOf: number;
 }
 
+/** `work`'s result, or a rejection with `signal`'s reason as soon as it aborts (`work` itself goes on). */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  let stop = (): void => {};
+  const aborted = new Promise<void>((resolve) => {
+    stop = resolve;
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  // throwIfAborted throws the signal's reason, as the checks between forwards do.
+  const rejection = aborted.then((): never => {
+    signal.throwIfAborted();
+    throw new Error('unreachable: the signal aborted');
+  });
+  return Promise.race([work, rejection]).finally(() => signal.removeEventListener('abort', stop));
+}
+
 /**
  * allocatePlan, and for a training plan an out-of-memory error (or a tensor above one binding) that names the
  * smaller setting to try (train-fit.ts).
@@ -349,7 +366,7 @@ export class QwenEngine {
       // Between forwards: an aborted caller stops here (the slots' lengths are then stale: reset them before reuse).
       if (from > 0) submits.signal?.throwIfAborted();
       const group = tokens.slice(from, from + T);
-      const result = await this.forward(group, sampler);
+      const result = await this.forward(group, sampler, submits.signal);
       group.filter((t) => t.logitOf >= 0).forEach((t, r) => take(t.logitOf, result, r));
     }
     for (const input of inputs) this.lengths[input.slot] += input.ids.length;
@@ -360,7 +377,7 @@ export class QwenEngine {
    * One forward of ≤ T packed tokens; returns, for the tokens marked `logitOf >= 0` in order, their logits or (with
    * a sampler) their sampled (token, log-prob, u, kept) rows.
    */
-  private async forward(tokens: readonly PackedToken[], sampler: { sampling: SamplingParams; keys: readonly SampleKey[] } | null): Promise<ForwardResult> {
+  private async forward(tokens: readonly PackedToken[], sampler: { sampling: SamplingParams; keys: readonly SampleKey[] } | null, signal?: AbortSignal): Promise<ForwardResult> {
     const m = this.model;
     const { hiddenSize: C, vocabSize: V } = m;
     const T = tokens.length;
@@ -373,7 +390,8 @@ export class QwenEngine {
     const view = (name: string, elements: number) => ({ buffer: buf(name), ...bytes(elements) });
     // The fused layer is the decode shape (≤ 8 rows per weight pass); long prefills keep the tiled matmuls.
     const fused = this.fusedOff === null && T < TILED_MIN_ROWS;
-    if (fused) await this.prepareFused(this.loraOn && !!this.plan.options.lora);
+    // A caller that stops does not wait for the compile (it goes on, for the next forward); nothing is written yet.
+    if (fused) await unlessAborted(this.prepareFused(this.loraOn && !!this.plan.options.lora), signal);
 
     mem.writeRange('act.ids', Uint32Array.from(tokens, (t) => t.id));
     mem.writeRange('act.positions', Uint32Array.from(tokens, (t) => t.position));
