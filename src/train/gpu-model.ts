@@ -30,7 +30,7 @@ import type { ModelConfig } from '../model/config.ts';
 import { createLoraAdapter, LoraConfigError, loraScale, loraShapes, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraTarget } from '../model/lora.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { Tensor } from '../model/weights.ts';
-import { PrefixSlots } from '../policies/llm/prefix-slots.ts';
+import { MIN_SHARED_PREFIX, PrefixSlots } from '../policies/llm/prefix-slots.ts';
 import { tokenBudgetForMemory } from './microbatch.ts';
 import { scoredPositions, type AdamWSettings, type CheckpointableModel, type ForwardOptions, type GenerateOptions, type GenerateRequest, type MicroBatchLimits, type OptimizerState, type SampledGeneration, type ScoredSequence } from './policy-model.ts';
 
@@ -73,6 +73,22 @@ interface Live {
   prefillTokens: number;
   tokenIds: number[];
   logProbs: number[];
+}
+
+/** A request of a wave that waits for step 0 to feed its shared prefix to `donor`'s slot, then copies it. */
+interface Follower {
+  live: Live;
+  donor: number;
+}
+
+/** The item with the highest score (the first among equals), or null for none. */
+function bestBy<T>(items: readonly T[], score: (item: T) => number): { item: T; score: number } | null {
+  let best: { item: T; score: number } | null = null;
+  for (const item of items) {
+    const s = score(item);
+    if (best === null || s > best.score) best = { item, score: s };
+  }
+  return best;
 }
 
 /** Key of the slots' caches: the generate path always runs the live adapter, whose changes forget every cache. */
@@ -225,26 +241,38 @@ export class GpuTrainableModel implements CheckpointableModel {
   }
 
   /**
-   * At most B requests, each in the free slot whose cache shares the longest prefix with its prompt. Step k feeds
-   * every live sequence its pending ids (at k = 0 the prompt past that prefix, then its last token) and draws token k with key (seed, 0, k): the draw depends only on the request, never on
-   * the batch. Sequences with different (temperature, topP) take separate `sample` calls in the same step.
+   * At most B requests, each in the free slot whose cache shares the longest prefix with its prompt (or with a copy
+   * of a longer one from another slot). Step k feeds every live sequence its pending ids (at k = 0 the prompt past
+   * that prefix, then its last token) and draws token k with key (seed, 0, k): the draw depends only on the request,
+   * never on the batch. Sequences with different (temperature, topP) take separate `sample` calls in the same step.
+   * A request whose prompt shares a longer prefix with one fed at step 0 (a GRPO group: G episodes of one prompt)
+   * joins at step 1 with that prefix copied, so the group's prompt is computed once; its draws are the same.
    */
   private async wave(requests: readonly GenerateRequest[], options: GenerateOptions): Promise<SampledGeneration[]> {
     const ends = new Set([this.tokenizer.special.imEnd, this.tokenizer.special.endOfText]);
     const free = Array.from({ length: this.engine.plan.options.batch }, (_, i) => i);
-    const first = new Map<Live, readonly number[]>();
+    const pending: Array<{ live: Live; ids: readonly number[] }> = [];
+    const followers: Follower[] = [];
     const lives: Live[] = requests.map((request) => {
       const ids = request.promptTokenIds;
       const slot = this.slots.best(this.engine, free, LIVE_ADAPTER, ids);
       free.splice(free.indexOf(slot), 1);
-      const kept = this.slots.claim(this.engine, slot, LIVE_ADAPTER, ids);
-      const live: Live = { request, slot, limit: Math.min(request.maxNewTokens, this.contextTokens - ids.length), prefillTokens: ids.length - kept, tokenIds: [], logProbs: [] };
-      first.set(live, ids.slice(kept));
+      const live: Live = { request, slot, limit: Math.min(request.maxNewTokens, this.contextTokens - ids.length), prefillTokens: 0, tokenIds: [], logProbs: [] };
+      if (live.limit <= 0) return live;
+      const own = this.slots.shared(this.engine, slot, LIVE_ADAPTER, ids);
+      const other = this.slots.longest(this.engine, LIVE_ADAPTER, ids, slot);
+      const leader = bestBy(pending, (p) => this.slots.sharedOnceFed(this.engine, p.live.slot, LIVE_ADAPTER, p.ids, ids));
+      if (leader && leader.score >= Math.max(own, other?.shared ?? 0) + MIN_SHARED_PREFIX) {
+        followers.push({ live, donor: leader.item.live.slot });
+        return live;
+      }
+      const kept = other && other.shared >= own + MIN_SHARED_PREFIX ? this.slots.claimCopy(this.engine, other.slot, slot, LIVE_ADAPTER, ids, other.shared) : this.slots.claim(this.engine, slot, LIVE_ADAPTER, ids);
+      live.prefillTokens = ids.length - kept;
+      pending.push({ live, ids: ids.slice(kept) });
       return live;
     });
-    const pending = lives.filter((x) => x.limit > 0).map((live) => ({ live, ids: first.get(live)! }));
     try {
-      await this.decodeWave(pending, ends, options);
+      await this.decodeWave(pending, ends, options, followers);
     } catch (e) {
       this.slots.forgetAll(); // an aborted step leaves the engine's lengths stale
       throw e;
@@ -256,11 +284,12 @@ export class GpuTrainableModel implements CheckpointableModel {
     });
   }
 
-  /** The lockstep steps of a wave until every sequence has ended (see `wave`). */
-  private async decodeWave(start: Array<{ live: Live; ids: readonly number[] }>, ends: ReadonlySet<number>, options: GenerateOptions): Promise<void> {
+  /** The lockstep steps of a wave until every sequence has ended (see `wave`); followers join at step 1. */
+  private async decodeWave(start: Array<{ live: Live; ids: readonly number[] }>, ends: ReadonlySet<number>, options: GenerateOptions, followers: readonly Follower[]): Promise<void> {
     let pending = start;
-    while (pending.length > 0) {
+    for (let step = 0; pending.length > 0 || (step === 1 && followers.length > 0); step++) {
       options.signal?.throwIfAborted();
+      if (step === 1) pending = [...pending, ...followers.map((f) => this.join(f))];
       const stepTokens = pending.length;
       const next: typeof pending = [];
       for (const group of groupBy(pending, (p) => `${p.live.request.temperature}|${p.live.request.topP}`)) {
@@ -278,6 +307,15 @@ export class GpuTrainableModel implements CheckpointableModel {
       pending = next;
       options.onTokens?.(stepTokens);
     }
+  }
+
+  /** A follower's slot, with its donor's prefix copied in (now fed); its pending ids are the rest of its prompt. */
+  private join({ live, donor }: Follower): { live: Live; ids: readonly number[] } {
+    const ids = live.request.promptTokenIds;
+    const shared = this.slots.shared(this.engine, donor, LIVE_ADAPTER, ids);
+    const kept = shared > 0 ? this.slots.claimCopy(this.engine, donor, live.slot, LIVE_ADAPTER, ids, shared) : this.slots.claim(this.engine, live.slot, LIVE_ADAPTER, ids);
+    live.prefillTokens = ids.length - kept;
+    return { live, ids: ids.slice(kept) };
   }
 
   // --- adapter and optimiser state ---------------------------------------------------------------------------------

@@ -4,23 +4,16 @@
  * signal aborts then gets its rejection at once instead of after the compile; nothing was written, and the next
  * call gives the tokens of an engine that was never interrupted. Seeds are drawn anew each run (printed).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/data/rng.ts';
-import { acquireGpu, type GpuContext } from '../../src/gpu/device.ts';
 import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
-import { nodeGpu } from '../../src/gpu/node/node-gpu.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
+import { useDawnContext } from './dawn-context.ts';
 
 const SEED = Math.floor(Math.random() * 2 ** 31);
 
 describe('engine: a stop during the first decode’s compile (tiny Qwen3, Dawn)', () => {
-  let ctx: GpuContext | null = null;
-  beforeAll(async () => {
-    const { gpu, adapter, driver } = await nodeGpu();
-    ctx = await acquireGpu({ gpu, label: 'engine-abort-node' });
-    console.log(`engine-abort seed ${SEED} (adapter: ${adapter} via ${driver})`);
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useDawnContext('engine-abort-node', `engine-abort seed ${SEED}`);
 
   it('rejects with the signal’s reason at once, writes nothing, and decodes as if never stopped', { timeout: 300_000 }, async () => {
     const config = tinyModelConfig();
@@ -30,7 +23,7 @@ describe('engine: a stop during the first decode’s compile (tiny Qwen3, Dawn)'
     const key = { seed: SEED, sequence: 0, step: 0 };
     const sampling = { temperature: 0.8, topP: 0.9 };
     const create = async () => {
-      const engine = await QwenEngine.create(ctx!, config, { batch: 1, context: 32, maxTokens: 8, weights: 'f16' });
+      const engine = await QwenEngine.create(gpu(), config, { batch: 1, context: 32, maxTokens: 8, weights: 'f16' });
       engine.loadWeights(weights);
       return engine;
     };

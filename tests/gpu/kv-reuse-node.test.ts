@@ -4,13 +4,12 @@
  * turns, give the same tokens as the same turns each prefilled in full from an empty cache, greedy and sampled, and
  * prefill only the new tokens of every later turn. Seeds are drawn anew each run (printed).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRng, type Rng } from '../../src/data/rng.ts';
-import { acquireGpu, type GpuContext } from '../../src/gpu/device.ts';
 import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
-import { nodeGpu } from '../../src/gpu/node/node-gpu.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import { BatchedGenerator } from '../../src/policies/llm/batched-generator.ts';
+import { useDawnContext } from './dawn-context.ts';
 
 const SEED = Math.floor(Math.random() * 2 ** 31);
 
@@ -21,18 +20,12 @@ interface Turn {
 }
 
 describe('KV reuse across turns on the GPU engine (tiny Qwen3, Dawn)', () => {
-  let ctx: GpuContext | null = null;
-  beforeAll(async () => {
-    const { gpu, adapter, driver } = await nodeGpu();
-    ctx = await acquireGpu({ gpu, label: 'kv-reuse-node' });
-    console.log(`kv-reuse seed ${SEED} (adapter: ${adapter} via ${driver})`);
-  });
-  afterAll(() => ctx?.destroy());
+  const gpu = useDawnContext('kv-reuse-node', `kv-reuse seed ${SEED}`);
 
   it('gives a full re-prefill’s tokens, two episodes at once, prefilling only each turn’s new tokens', { timeout: 900_000 }, async () => {
     const config = tinyModelConfig();
     const V = config.vocabSize;
-    const engine = await QwenEngine.create(ctx!, config, { batch: 2, context: 96, maxTokens: 32, weights: 'f16' });
+    const engine = await QwenEngine.create(gpu(), config, { batch: 2, context: 96, maxTokens: 32, weights: 'f16' });
     try {
       engine.loadWeights(randomModelWeights(config, createRng(SEED)));
       const options = { engine: () => engine, endTokens: [] as number[], decode: (ids: readonly number[]) => ids.join(' '), prefillChunk: 32 };
@@ -73,6 +66,47 @@ describe('KV reuse across turns on the GPU engine (tiny Qwen3, Dawn)', () => {
       expect(reused.stats.maxBatch).toBe(2);
     } finally {
       engine.destroy();
+    }
+  });
+
+  it.each(['f16', 'f32'] as const)('copyPrefix (%s cache): a slot given another slot’s prefix gives a full prefill’s logits, and the source is untouched', { timeout: 900_000 }, async (kvCache) => {
+    const config = tinyModelConfig();
+    const V = config.vocabSize;
+    const weights = randomModelWeights(config, createRng(SEED + 10));
+    const rng = createRng(SEED + 11);
+    const ids = (n: number) => Array.from({ length: n }, () => Math.floor(rng.next() * V));
+    const shared = ids(30);
+    const a = [...shared, ...ids(10)];
+    const b = [...shared, ...ids(5)];
+    const next = ids(1);
+    const create = async () => {
+      const e = await QwenEngine.create(gpu(), config, { batch: 2, context: 64, maxTokens: 32, weights: 'f16', kvCache });
+      e.loadWeights(weights);
+      return e;
+    };
+    const copied = await create();
+    const fresh = await create();
+    try {
+      await copied.step([{ slot: 0, ids: a }]);
+      await copied.step([{ slot: 1, ids: ids(12) }]); // slot 1 held something else: the copy replaces it
+      copied.copyPrefix(0, 1, shared.length);
+      expect(copied.length(1)).toBe(shared.length);
+      // The copy and slot 1's suffix in the same step as slot 0's next token (the copy runs first).
+      const both = await copied.step([
+        { slot: 1, ids: b.slice(shared.length) },
+        { slot: 0, ids: next },
+      ]);
+      const fullB = await fresh.step([{ slot: 1, ids: b }]);
+      await fresh.step([{ slot: 0, ids: a }]);
+      const nextA = await fresh.step([{ slot: 0, ids: next }]);
+      expect(both.subarray(0, V)).toEqual(fullB);
+      expect(both.subarray(V)).toEqual(nextA);
+      expect([copied.length(0), copied.length(1)]).toEqual([a.length + 1, b.length]);
+      expect(() => copied.copyPrefix(0, 0, 1)).toThrow(/both source and destination/);
+      expect(() => copied.copyPrefix(1, 0, b.length + 1)).toThrow(`length ${b.length + 1} is outside 1..${b.length}`);
+    } finally {
+      copied.destroy();
+      fresh.destroy();
     }
   });
 });

@@ -34,6 +34,7 @@ import { align4 } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import { GpuLimitError, GpuOutOfMemoryError, GpuShapeError } from '../errors.ts';
 import { buildRopeTable } from '../kernels/rope-table.ts';
+import { kvCacheBytes } from '../kv-format.ts';
 import { TILED_MIN_ROWS, type LoraBranch } from '../kernels/matmul.ts';
 import { BufferUsage, MapMode } from '../flags.ts';
 import { checkSamplingParams, packSampleKeys, unpackSampled, type Sampled, type SamplingParams } from '../kernels/sample.ts';
@@ -178,6 +179,8 @@ export class QwenEngine {
   readonly fusedOff: string | null;
   /** The readback buffer the step's single submit copies its results into (created on first use, destroyed in destroy()). */
   private staging: { buffer: GPUBuffer; device: GPUDevice } | null = null;
+  /** Where `copyPrefix` passes a slot's cache rows through (WebGPU copies never stay within one buffer). */
+  private kvScratch: { buffer: GPUBuffer; device: GPUDevice } | null = null;
   private readonly fusedLimit: number;
   /**
    * The fused kernels of each LoRA state (on / off), compiled on the first fused forward in that state: a training
@@ -300,6 +303,37 @@ export class QwenEngine {
   rewind(slot: number, length: number): void {
     if (!Number.isInteger(length) || length < 0 || length > this.lengths[slot]) throw new GpuShapeError('rewind', `slot ${slot}: length ${length} is outside 0..${this.lengths[slot]}`);
     this.lengths[slot] = length;
+  }
+
+  /**
+   * Gives slot `to` the first `length` cached positions of slot `from` (every layer's keys and values), so a prompt
+   * that shares them with another slot's sequence is not prefilled again; `to`'s length becomes `length`. The copies
+   * are recorded for the next step's submit, ahead of its dispatches (so `from` may be stepped, or `to` written, in
+   * that same step). Keys are stored after RoPE at absolute positions, so the same tokens at the same positions
+   * give the same rows in any slot.
+   */
+  copyPrefix(from: number, to: number, length: number): void {
+    const { batch: B, context: S, kvCache } = this.plan.options;
+    for (const slot of [from, to]) if (!Number.isInteger(slot) || slot < 0 || slot >= B) throw new GpuShapeError('copyPrefix', `slot ${slot} is outside 0..${B - 1}`);
+    if (from === to) throw new GpuShapeError('copyPrefix', `slot ${from} is both source and destination`);
+    if (!Number.isInteger(length) || length < 1 || length > this.lengths[from]) throw new GpuShapeError('copyPrefix', `length ${length} is outside 1..${this.lengths[from]} (slot ${from}'s cache)`);
+    const row = kvCacheBytes(kvCache, this.model.numKvHeads * this.model.headDim); // a multiple of 4: D is even
+    const bytes = length * row;
+    const device = this.ctx.device;
+    if (!this.kvScratch || this.kvScratch.device !== device || this.kvScratch.buffer.size < bytes) {
+      if (this.kvScratch?.device === device) this.kvScratch.buffer.destroy();
+      // Sized for a whole slot once, so later copies reuse it.
+      this.kvScratch = { buffer: device.createBuffer({ label: 'qwen-engine.kv-scratch', size: S * row, usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST }), device };
+    }
+    const scratch = this.kvScratch.buffer;
+    for (let l = 0; l < this.model.numLayers; l++) {
+      for (const part of ['k', 'v']) {
+        const cache = this.mem.buffer(`kv.${l}.${part}`);
+        this.rec.copy(cache, from * S * row, scratch, 0, bytes);
+        this.rec.copy(scratch, 0, cache, to * S * row, bytes);
+      }
+    }
+    this.lengths[to] = length;
   }
 
   /**
@@ -545,6 +579,8 @@ export class QwenEngine {
   destroy(): void {
     this.staging?.buffer.destroy();
     this.staging = null;
+    this.kvScratch?.buffer.destroy();
+    this.kvScratch = null;
     this.rec.destroy();
     this.mem.destroy();
   }

@@ -7,7 +7,10 @@
  *
  * KV reuse (prefix-slots.ts): a call takes the free slot whose cache shares the longest prefix with its prompt,
  * under the key of what the engine computes with, and prefills only the rest; each `Generation` says how many
- * prompt tokens it computed (`prefillTokens`), so a multi-turn episode's prefill grows linearly with turns.
+ * prompt tokens it computed (`prefillTokens`), so a multi-turn episode's prefill grows linearly with turns. When
+ * another slot (live or free) shares a longer prefix, the call takes a copy of those cache rows; when a live
+ * sequence is being fed a longer shared prefix in the coming step (episodes that start together share their system
+ * prompt), the call waits that one step and copies it, so the prefix is computed once, not once per episode.
  *
  * Variants: the engine computes with one adapter setting at a time (the base, or one LoRA adapter). A call names its
  * variant; live sequences all share one, and `variant.prepare()` (make the engine ready, return the cache key) runs
@@ -24,10 +27,10 @@
  */
 import type { QwenEngine } from '../../gpu/engine/qwen-engine.ts';
 import type { Generate, GenerateOptions, Generation } from './llm-policy.ts';
-import { PrefixSlots } from './prefix-slots.ts';
+import { MIN_SHARED_PREFIX, PrefixSlots } from './prefix-slots.ts';
 
 /** What the generator uses of an engine (QwenEngine; a fake in tests). */
-export type DecodeEngine = Pick<QwenEngine, 'length' | 'reset' | 'rewind' | 'sample'> & { readonly plan: { readonly options: { readonly batch: number; readonly context: number } } };
+export type DecodeEngine = Pick<QwenEngine, 'length' | 'reset' | 'rewind' | 'copyPrefix' | 'sample'> & { readonly plan: { readonly options: { readonly batch: number; readonly context: number } } };
 
 /** An adapter setting calls may share a batch under. */
 export interface Variant {
@@ -237,14 +240,23 @@ export class BatchedGenerator {
     const slots = this.slots!;
     const { variant, key } = this.current!;
     while (this.idleTasks.length === 0 && this.queue.length > 0 && this.free.length > 0 && this.queue[0].variant.name === variant.name) {
-      const call = this.queue.shift()!;
+      const call = this.queue[0];
       if (call.options.signal?.aborted) {
+        this.queue.shift();
         call.reject(call.options.signal.reason);
         continue;
       }
-      const slot = slots.best(engine, this.free, key, call.promptIds);
+      const ids = call.promptIds;
+      const slot = slots.best(engine, this.free, key, ids);
+      const own = slots.shared(engine, slot, key, ids);
+      const other = slots.longest(engine, key, ids, slot);
+      // A longer prefix that a live sequence is fed in the coming step: wait that step, then copy it.
+      const coming = Math.max(0, ...this.live.map((l) => slots.sharedOnceFed(engine, l.slot, key, l.pending, ids)));
+      if (coming >= Math.max(own, other?.shared ?? 0) + MIN_SHARED_PREFIX) break;
+      this.queue.shift();
       this.free.splice(this.free.indexOf(slot), 1);
-      const kept = slots.claim(engine, slot, key, call.promptIds);
+      const copy = other !== null && other.shared >= own + MIN_SHARED_PREFIX;
+      const kept = copy ? slots.claimCopy(engine, other.slot, slot, key, ids, other.shared) : slots.claim(engine, slot, key, ids);
       const limit = Math.min(call.options.maxNewTokens, this.contextTokens - call.promptIds.length);
       const now = performance.now();
       const pending = call.promptIds.slice(kept);

@@ -13,7 +13,18 @@
  * At least one token of a prompt is always fed (the engine returns the logits of the last token fed), so the kept
  * prefix is at most the prompt's length − 1. The engine then appends at the kept length (`rewind`), overwriting what
  * was cached beyond it.
+ *
+ * Sharing between slots: a prompt whose longest shared prefix is in ANOTHER slot (concurrent episodes share the
+ * system prompt; a GRPO group shares its whole prompt) takes a copy of those cache rows (`claimCopy`, the engine's
+ * `copyPrefix`) instead of prefilling them again. `sharedOnceFed` tells a caller whether a prompt should wait one
+ * step for a prefix that another slot is being fed right now.
  */
+
+/**
+ * Fewest prompt tokens worth a copy between slots, or a wait of one step for a prefix being prefilled: below it the
+ * prefill is cheaper than the extra step's latency.
+ */
+export const MIN_SHARED_PREFIX = 32;
 
 /** The part of an engine a slot claim touches (QwenEngine has it). */
 export interface SlotEngine {
@@ -22,6 +33,11 @@ export interface SlotEngine {
   reset(slot: number): void;
   /** Keeps the first `length` cached tokens of the slot. */
   rewind(slot: number, length: number): void;
+}
+
+/** An engine that can copy a slot's cached prefix into another slot (QwenEngine.copyPrefix). */
+export interface CopyingSlotEngine extends SlotEngine {
+  copyPrefix(from: number, to: number, length: number): void;
 }
 
 interface Held {
@@ -40,12 +56,33 @@ export class PrefixSlots {
 
   /** Tokens of `ids` a claim of `slot` under `key` would keep (0 when the key differs or the engine disagrees). */
   shared(engine: SlotEngine, slot: number, key: string, ids: readonly number[]): number {
+    return this.sharedWith(engine, slot, key, [], ids);
+  }
+
+  /** Like `shared`, once the engine has been fed `pending` in that slot (a prefill under way). */
+  sharedOnceFed(engine: SlotEngine, slot: number, key: string, pending: readonly number[], ids: readonly number[]): number {
+    return this.sharedWith(engine, slot, key, pending, ids);
+  }
+
+  private sharedWith(engine: SlotEngine, slot: number, key: string, pending: readonly number[], ids: readonly number[]): number {
     const h = this.held[slot];
     if (h.key !== key || engine.length(slot) !== h.ids.length) return 0;
-    const most = Math.min(h.ids.length, ids.length - 1);
+    const held = h.ids.length;
+    const most = Math.min(held + pending.length, ids.length - 1);
     let n = 0;
-    while (n < most && h.ids[n] === ids[n]) n++;
+    while (n < most && (n < held ? h.ids[n] : pending[n - held]) === ids[n]) n++;
     return n;
+  }
+
+  /** The slot other than `except` whose cache shares the longest prefix with `ids` (null when none shares any). */
+  longest(engine: SlotEngine, key: string, ids: readonly number[], except: number): { slot: number; shared: number } | null {
+    let found: { slot: number; shared: number } | null = null;
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (slot === except) continue;
+      const shared = this.shared(engine, slot, key, ids);
+      if (shared > 0 && shared > (found?.shared ?? 0)) found = { slot, shared };
+    }
+    return found;
   }
 
   /**
@@ -76,6 +113,17 @@ export class PrefixSlots {
     else engine.reset(slot);
     this.held[slot] = { key, ids: ids.slice(0, kept) };
     return kept;
+  }
+
+  /**
+   * Takes `slot` for a prompt computed under `key` with the first `length` tokens of `from`'s cache copied in (the
+   * engine records the copy); returns `length`, the tokens kept. `from` must share `length` tokens (`longest`).
+   */
+  claimCopy(engine: CopyingSlotEngine, from: number, slot: number, key: string, ids: readonly number[], length: number): number {
+    if (length < 1 || this.shared(engine, from, key, ids) < length) throw new RangeError(`PrefixSlots.claimCopy: slot ${from} does not hold ${length} tokens of the prompt`);
+    engine.copyPrefix(from, slot, length);
+    this.held[slot] = { key, ids: ids.slice(0, length) };
+    return length;
   }
 
   /** The engine appended `ids` to the slot's cache. */

@@ -82,6 +82,32 @@ describe('PrefixSlots', () => {
   });
 });
 
+describe('PrefixSlots between slots', () => {
+  it('finds the longest prefix in another slot, counts a prefix being fed, and copies only what a slot holds', async () => {
+    const engine = new FakeDecodeEngine(3, 100);
+    const slots = new PrefixSlots(3);
+    const feed = async (slot: number, ids: number[]) => {
+      slots.claim(engine, slot, 'k', ids);
+      await engine.sample([{ slot, ids, key: { seed: 1, sequence: 0, step: 0 } }], { temperature: 0, topP: 1 });
+      slots.fed(slot, ids);
+    };
+    await feed(0, [1, 2, 3, 4, 5]);
+    await feed(1, [1, 2, 9]);
+    expect(slots.longest(engine, 'k', [1, 2, 3, 4, 8], 2)).toEqual({ slot: 0, shared: 4 });
+    expect(slots.longest(engine, 'k', [1, 2, 3, 4, 8], 0)).toEqual({ slot: 1, shared: 2 });
+    expect(slots.longest(engine, 'other', [1, 2, 3, 4, 8], 2)).toBeNull();
+    expect(slots.longest(engine, 'k', [7, 7], 2)).toBeNull();
+    // Slot 1 once fed [4, 6]: it would share [1, 2] only (it holds 9 at position 2); slot 0 once fed [6, 7]: 7 tokens.
+    expect(slots.sharedOnceFed(engine, 1, 'k', [4, 6], [1, 2, 3, 4, 5, 6, 7, 8])).toBe(2);
+    expect(slots.sharedOnceFed(engine, 0, 'k', [6, 7], [1, 2, 3, 4, 5, 6, 7, 8])).toBe(7);
+    expect(slots.sharedOnceFed(engine, 0, 'k', [6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8])).toBe(7); // one token is always fed
+    expect(slots.claimCopy(engine, 0, 2, 'k', [1, 2, 3, 4, 8], 4)).toBe(4);
+    expect(engine.copies).toEqual([{ from: 0, to: 2, length: 4 }]);
+    expect(slots.shared(engine, 2, 'k', [1, 2, 3, 4, 9])).toBe(4);
+    expect(() => slots.claimCopy(engine, 1, 2, 'k', [1, 2, 3, 4, 8], 3)).toThrow(/does not hold 3 tokens/);
+  });
+});
+
 describe('BatchedGenerator: KV reuse across turns', () => {
   for (const dropThink of [false, true]) {
     it(`prefills only the new tokens of each turn and gives a full re-prefill's tokens${dropThink ? ' (template drops past <think>)' : ''}`, async () => {
@@ -249,6 +275,72 @@ describe('BatchedGenerator: batching', () => {
     expect(fed).not.toContain(queued.join());
     expect(fed).not.toContain(early.join());
     expect(engine.calls).toHaveLength(12);
+  });
+
+  describe('sharing a prefix between slots', () => {
+    const SYSTEM = 100; // a shared "system prompt" of this many ids, well above MIN_SHARED_PREFIX
+    const alone = (prompt: number[], options: ReturnType<typeof callOptions>) => generator(new FakeDecodeEngine(1, 4096, VOCAB), []).generate(prompt, options);
+
+    it('episodes that start together compute their shared system prompt once: the others wait one step and copy it', async () => {
+      const B = 4;
+      const engine = new FakeDecodeEngine(B, 4096, VOCAB);
+      const gen = generator(engine, []);
+      const rng = createRng(SEED + 6);
+      const system = randomIds(rng, SYSTEM);
+      const prompts = Array.from({ length: B }, () => [...system, ...randomIds(rng, 10)]);
+      const results = await Promise.all(prompts.map((p, i) => gen.generate(p, callOptions(100 + i))));
+      for (let i = 0; i < B; i++) expect(results[i].tokenIds).toEqual((await alone(prompts[i], callOptions(100 + i))).tokenIds);
+      // Step 1 fed the first prompt alone; step 2 the others past their copied prefix, with the first one's token.
+      expect(engine.calls[0].inputs).toEqual([{ slot: 0, ids: prompts[0] }]);
+      const first = engine.calls[0].inputs[0].slot;
+      expect(engine.copies).toEqual(prompts.slice(1).map((p) => ({ from: first, to: expect.any(Number) as number, length: lcp(p, prompts[0]) })));
+      expect(new Set(engine.copies.map((c) => c.to)).size).toBe(B - 1);
+      const computed = prompts.reduce((n, p, i) => n + (i === 0 ? p.length : p.length - lcp(p, prompts[0])), 0);
+      expect(gen.stats.prefillTokens).toBe(computed);
+      expect(results.map((r) => r.prefillTokens)).toEqual(prompts.map((p, i) => (i === 0 ? p.length : p.length - lcp(p, prompts[0]))));
+    });
+
+    it('copies from a live slot into a free one for a call that comes later', async () => {
+      const engine = new FakeDecodeEngine(2, 4096, VOCAB);
+      const gen = generator(engine, []);
+      const rng = createRng(SEED + 7);
+      const system = randomIds(rng, SYSTEM);
+      const [a, b] = [0, 1].map(() => [...system, ...randomIds(rng, 8)]);
+      const later: Array<Promise<Generation>> = [];
+      const first = gen.generate(a, { ...callOptions(7), maxNewTokens: 12, onToken: (n) => void (n === 3 && later.push(gen.generate(b, callOptions(8)))) });
+      const ra = await first;
+      expect(later).toHaveLength(1);
+      const rb = await later[0];
+      expect(engine.copies).toEqual([{ from: 0, to: 1, length: lcp(a, b) }]);
+      expect(rb.prefillTokens).toBe(b.length - lcp(a, b));
+      expect(ra.tokenIds).toEqual((await alone(a, { ...callOptions(7), maxNewTokens: 12 })).tokenIds);
+      expect(rb.tokenIds).toEqual((await alone(b, callOptions(8))).tokenIds);
+    });
+
+    it('neither waits nor copies for a prefix shorter than MIN_SHARED_PREFIX, and stops waiting for a prefill that was cancelled', async () => {
+      const rng = createRng(SEED + 8);
+      const short = randomIds(rng, 8);
+      const engine = new FakeDecodeEngine(3, 4096, VOCAB);
+      const gen = generator(engine, []);
+      const prompts = [0, 1, 2].map(() => [...short, ...randomIds(rng, 12)]);
+      await Promise.all(prompts.map((p, i) => gen.generate(p, callOptions(20 + i))));
+      expect(engine.calls[0].inputs).toHaveLength(3);
+      expect(engine.copies).toEqual([]);
+
+      const cancelled = new FakeDecodeEngine(2, 4096, VOCAB);
+      const gen2 = generator(cancelled, []);
+      const system = randomIds(rng, SYSTEM);
+      const [x, y] = [0, 1].map(() => [...system, ...randomIds(rng, 6)]);
+      const controller = new AbortController();
+      const gone = gen2.generate(x, { ...callOptions(30), signal: controller.signal });
+      const waits = gen2.generate(y, callOptions(31));
+      controller.abort(new Error('stopped'));
+      await expect(gone).rejects.toThrow('stopped');
+      const ry = await waits;
+      expect(cancelled.copies).toEqual([]);
+      expect(ry.prefillTokens).toBe(y.length);
+      expect(ry.tokenIds).toEqual((await alone(y, callOptions(31))).tokenIds);
+    });
   });
 
   it('runs an idle task only once the batch has drained, admitting nothing meanwhile', async () => {

@@ -29,6 +29,8 @@ function hashWords(words: readonly number[]): number {
 export class FakeDecodeEngine implements DecodeEngine {
   readonly plan: { options: { batch: number; context: number } };
   readonly calls: FakeCall[] = [];
+  /** Every `copyPrefix`, in order. */
+  readonly copies: Array<{ from: number; to: number; length: number }> = [];
   /** What the "weights" are: bumped to model an adapter change or new weights. */
   weightsVersion = 0;
   private readonly cache: Array<Array<{ id: number; version: number }>>;
@@ -55,6 +57,14 @@ export class FakeDecodeEngine implements DecodeEngine {
   rewind(slot: number, length: number): void {
     if (length < 0 || length > this.lengths[slot]) throw new RangeError(`fake rewind: ${length} outside 0..${this.lengths[slot]}`);
     this.lengths[slot] = length;
+  }
+
+  /** Copies the cached positions themselves (with the weights each was computed with), as the GPU copy does. */
+  copyPrefix(from: number, to: number, length: number): void {
+    if (from === to || length < 1 || length > this.lengths[from]) throw new RangeError(`fake copyPrefix: ${length} of slot ${from} into ${to}`);
+    this.copies.push({ from, to, length });
+    this.cache[to] = this.cache[from].slice(0, length).map((p) => ({ ...p }));
+    this.lengths[to] = length;
   }
 
   /** Sum of the ids fed to the engine over every call. */

@@ -1,0 +1,64 @@
+/**
+ * The training model's rollouts share a prompt's KV cache between slots (src/train/gpu-model.ts `wave`; Node, Dawn;
+ * SwiftShader here), on the toy task's model: a GRPO group (G episodes of one prompt) and a question that shares
+ * only its system prompt compute the shared part once — the others join one step later with those cache rows
+ * copied — and give exactly the tokens and log-probabilities of the same requests generated one at a time.
+ * Seeds are drawn anew each run (printed).
+ */
+import { describe, expect, it } from 'vitest';
+import { toyGpuModel, toySetup } from '../../src/gpu-tests/toy-gpu.ts';
+import type { GenerateRequest } from '../../src/train/policy-model.ts';
+import { useDawnContext } from './dawn-context.ts';
+
+const SEED = Math.floor(Math.random() * 2 ** 31);
+
+const lcp = (a: readonly number[], b: readonly number[]): number => {
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return n;
+};
+
+describe('training rollouts share a prompt between slots (toy model, Dawn)', () => {
+  const gpu = useDawnContext('train-share-node', `train-share seed ${SEED}`);
+
+  it('computes a GRPO group’s prompt once and gives the tokens of one request at a time', { timeout: 900_000 }, async () => {
+    const s = await toySetup();
+    // Token ids drawn at random (the toy tokenizer knows only the toy task's words): a 48-token "system prompt"
+    // shared by both questions, then 8 tokens of each question.
+    let state = SEED;
+    const ids = (n: number) =>
+      Array.from({ length: n }, () => {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        return (state >>> 8) % s.tokenizer.size;
+      });
+    const system = ids(48);
+    const prompt = [...system, ...ids(8)];
+    const other = [...system, ...ids(8)];
+    expect(lcp(prompt, other)).toBeGreaterThanOrEqual(48);
+    const request = (promptTokenIds: number[], i: number): GenerateRequest => ({ promptTokenIds, maxNewTokens: 5, temperature: 1, topP: 1, seed: (SEED + 97 * i) >>> 0 });
+    const requests = [prompt, prompt, prompt, other].map(request);
+
+    const batched = await (async () => {
+      const model = await toyGpuModel(gpu(), s, { rolloutSlots: 4 });
+      try {
+        return await model.generate(requests);
+      } finally {
+        model.destroy();
+      }
+    })();
+    const single = [];
+    for (const r of requests) {
+      const model = await toyGpuModel(gpu(), s, { rolloutSlots: 1 }); // each from an empty cache: the plain computation
+      try {
+        single.push(...(await model.generate([r])));
+      } finally {
+        model.destroy();
+      }
+    }
+    expect(batched.map((g) => g.tokenIds)).toEqual(single.map((g) => g.tokenIds));
+    expect(batched.map((g) => g.logProbs)).toEqual(single.map((g) => g.logProbs));
+    // The leader prefills the prompt; the group's others only its last token; the other question past the system prompt.
+    expect(batched.map((g) => g.prefillTokens)).toEqual([prompt.length, 1, 1, other.length - lcp(prompt, other)]);
+    expect(single.map((g) => g.prefillTokens)).toEqual(requests.map((r) => r.promptTokenIds.length));
+  });
+});
