@@ -11,7 +11,8 @@
  *    kept between turns (after); `prefillTokensByTurnFullReprefill`: the same turns with the cache forgotten before
  *    each (before: every turn prefilled its whole prompt). Same tokens either way (checked here);
  *  - Evaluate's wall time (greedy, N-step budget, M tokens per reply) for 1 episode, E episodes at B = E, and E
- *    episodes at B = 1, with the engine's `sample` calls and mean batch of each run. The records of the E episodes are
+ *    episodes at B = 1, with the engine's `sample` calls, mean batch and prompt tokens computed of each run (at B = E
+ *    the episodes share the system prompt through the slots: computed once, copied to the others). The records of the E episodes are
  *    checked equal at both B.
  * Speeds on SwiftShader are the CPU's (2 shared cores here): its decode cost grows with the rows of a step, where a
  * GPU's barely does; the step counts hold anywhere.
@@ -52,6 +53,9 @@ export interface EvaluateTiming {
   /** Engine `sample` calls (one per decode step of the batch). */
   engineSteps: number;
   meanBatch: number;
+  /** Prompt tokens of every turn, and those the engine computed (the rest reused or copied from a slot's cache). */
+  promptTokens: number;
+  prefillTokens: number;
 }
 
 export interface EpisodesBenchResult {
@@ -102,7 +106,9 @@ async function timedEvaluate(s: Setup, dataset: Dataset, executor: SqlExecutor, 
   const seconds = (performance.now() - started) / 1000;
   const steps = s.generator.stats.steps - before.steps;
   const rows = s.generator.stats.rows - before.rows;
-  return { timing: { episodes, batch, seconds, engineSteps: steps, meanBatch: steps > 0 ? rows / steps : 0 }, records: report.records };
+  const promptTokens = s.generator.stats.promptTokens - before.promptTokens;
+  const prefillTokens = s.generator.stats.prefillTokens - before.prefillTokens;
+  return { timing: { episodes, batch, seconds, engineSteps: steps, meanBatch: steps > 0 ? rows / steps : 0, promptTokens, prefillTokens }, records: report.records };
 }
 
 /** One demo episode of N turns; `fresh` forgets the caches before each turn (the full re-prefill of before). */
@@ -163,7 +169,7 @@ export async function runEpisodesBench(o: EpisodesBenchOptions, log: (line: stri
       many.close();
     }
     if (JSON.stringify(batched.records.map(untimed)) !== JSON.stringify(serial.records.map(untimed))) throw new Error('batched Evaluate records differ from one at a time');
-    const line = (t: EvaluateTiming) => `${t.episodes} episode(s) at B = ${t.batch}: ${t.seconds.toFixed(1)} s, ${t.engineSteps} engine steps, mean batch ${t.meanBatch.toFixed(2)}`;
+    const line = (t: EvaluateTiming) => `${t.episodes} episode(s) at B = ${t.batch}: ${t.seconds.toFixed(1)} s, ${t.engineSteps} engine steps, mean batch ${t.meanBatch.toFixed(2)}, prefill ${t.prefillTokens} of ${t.promptTokens} prompt tokens`;
     log(`Evaluate: ${line(evalOne)}; ${line(batched.timing)}; ${line(serial.timing)}`);
     const batchedOverOne = batched.timing.seconds / evalOne.seconds;
     log(`${o.episodes} episodes at B = ${o.episodes} over 1 episode: ${batchedOverOne.toFixed(2)}× the wall time (1 at a time: ${(serial.timing.seconds / evalOne.seconds).toFixed(2)}×); same records at both B`);

@@ -246,7 +246,7 @@ export class GpuTrainableModel implements CheckpointableModel {
    * that prefix, then its last token) and draws token k with key (seed, 0, k): the draw depends only on the request,
    * never on the batch. Sequences with different (temperature, topP) take separate `sample` calls in the same step.
    * A request whose prompt shares a longer prefix with one fed at step 0 (a GRPO group: G episodes of one prompt)
-   * joins at step 1 with that prefix copied, so the group's prompt is computed once; its draws are the same.
+   * joins at step 1 with that prefix copied, so the group's prompt is computed once (its draws keep their keys).
    */
   private async wave(requests: readonly GenerateRequest[], options: GenerateOptions): Promise<SampledGeneration[]> {
     const ends = new Set([this.tokenizer.special.imEnd, this.tokenizer.special.endOfText]);
