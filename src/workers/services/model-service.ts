@@ -8,16 +8,15 @@
  * Training reads the held model through `trainBase` (train-service.ts makes a trainable copy of it per run).
  */
 import type { Dataset } from '../../data/types.ts';
-import { SqlEnv } from '../../env/env.ts';
 import type { EnvConfig } from '../../env/types.ts';
 import { LlmPolicy, type Generate } from '../../policies/llm/llm-policy.ts';
-import { buildOracleShots, selectShotQuestions, type Shot } from '../../policies/llm/prompt.ts';
 import type { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
 import type { LoadedModelInfo } from '../env-protocol.ts';
 import type { LlmLoadOptions, LlmLoadProgress, LlmSource, LoadedLlm } from '../llm-generate.ts';
 import { describeLlmSettings, resolveLlmSettings, type LlmPolicySettings } from '../llm-settings.ts';
 import type { TrainBase, TrainModelRequest, TrainSession } from '../train-service.ts';
+import { CancellableLoad, oracleShots } from './model-load.ts';
 import { throttleProgress } from './progress.ts';
 
 /** The policy name a loaded model plays under. */
@@ -58,7 +57,7 @@ export class ModelService {
   private llmSource: LlmSource | null = null;
   private llmInfo: LoadedModelInfo | null = null;
   private makePolicy: LlmPolicyMaker | null = null;
-  private modelLoad: AbortController | null = null;
+  private readonly modelLoad = new CancellableLoad();
   private readonly listeners: ModelListener[] = [];
 
   constructor(private readonly deps: ModelServiceDeps) {}
@@ -86,20 +85,9 @@ export class ModelService {
   async loadModel(source: LlmSource, settings: LlmPolicySettings = {}, onProgress?: (p: LlmLoadProgress) => void): Promise<LoadedModelInfo> {
     if (!this.deps.loadLlm) throw new Error('This environment cannot run language models (no WebGPU engine here).');
     const resolved = resolveLlmSettings(settings);
-    this.modelLoad?.abort();
-    const controller = new AbortController();
-    this.modelLoad = controller;
+    const load = this.deps.loadLlm;
     const report = throttleProgress(onProgress, (p: LlmLoadProgress) => p.phase === 'download' && p.loaded < p.total);
-    let loaded: LoadedLlm;
-    try {
-      loaded = await this.deps.loadLlm(source, (p) => report(p), { weights: resolved.weights, signal: controller.signal });
-    } finally {
-      if (this.modelLoad === controller) this.modelLoad = null;
-    }
-    if (controller.signal.aborted) {
-      loaded.destroy();
-      throw new DOMException('Model load cancelled', 'AbortError');
-    }
+    const loaded = await this.modelLoad.run((signal) => load(source, (p) => report(p), { weights: resolved.weights, signal }));
     this.unloadModel();
     this.llm = loaded;
     this.llmSource = source;
@@ -108,7 +96,7 @@ export class ModelService {
 
   /** Stops a model load in progress (a Hub download keeps its bytes and resumes next time). */
   cancelModelLoad(): void {
-    this.modelLoad?.abort(new DOMException('Model load cancelled', 'AbortError'));
+    this.modelLoad.cancel();
   }
 
   /**
@@ -119,7 +107,7 @@ export class ModelService {
     const loaded = this.llm;
     if (!loaded) throw new RangeError('No model is loaded: load one first.');
     const resolved = resolveLlmSettings({ ...settings, weights: loaded.weights });
-    const shots = resolved.shots > 0 ? await this.oracleShots(resolved.shotDataset, resolved.shots) : [];
+    const shots = resolved.shots > 0 ? await oracleShots(this.deps, resolved.shotDataset, resolved.shots) : [];
     if (this.llm !== loaded) throw new RangeError('The model changed while its settings were applied.');
     const info: LoadedModelInfo = {
       policy: LLM_POLICY,
@@ -163,17 +151,6 @@ export class ModelService {
     return this.llmInfo;
   }
 
-  /** `count` Oracle transcripts of train questions of `dataset`, played on a SQL executor of their own. */
-  private async oracleShots(dataset: string, count: number): Promise<Shot[]> {
-    const data = await this.deps.dataset(dataset);
-    const executor = this.deps.createExecutor();
-    try {
-      return await buildOracleShots(new SqlEnv(data, executor, this.deps.envConfig), selectShotQuestions(data, count));
-    } finally {
-      await executor.close();
-    }
-  }
-
   /** Drops the loaded model and its policies (sessions playing it keep their policy object until reset). */
   unloadModel(): void {
     this.deps.policies.unregister(LLM_POLICY);
@@ -205,7 +182,7 @@ export class ModelService {
 
   /** Stops a load in progress and drops the model held. */
   close(): void {
-    this.modelLoad?.abort();
+    this.modelLoad.cancel();
     this.unloadModel();
   }
 }

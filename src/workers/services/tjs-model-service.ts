@@ -6,10 +6,8 @@
  * `generate`. Inference only: training needs the WebGPU engine.
  */
 import type { Dataset } from '../../data/types.ts';
-import { SqlEnv } from '../../env/env.ts';
 import type { EnvConfig } from '../../env/types.ts';
 import { LlmPolicy } from '../../policies/llm/llm-policy.ts';
-import { buildOracleShots, selectShotQuestions, type Shot } from '../../policies/llm/prompt.ts';
 import type { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
 import type { LlmLoadProgress, LlmSource } from '../llm-generate.ts';
@@ -17,6 +15,7 @@ import { describeLlmSettings, resolveLlmSettings, type LlmPolicySettings, type R
 import type { TjsDeviceChoice } from '../tjs/tjs-backend.ts';
 import type { LoadedTjs, TjsLoadOptions } from '../tjs/tjs-generate.ts';
 import type { TjsDevice, TjsDtype, TjsDtypeChoice } from '../tjs/tjs-layout.ts';
+import { CancellableLoad, oracleShots } from './model-load.ts';
 import { throttleProgress } from './progress.ts';
 
 /** The policy name the transformers.js model plays under. */
@@ -58,7 +57,7 @@ export interface TjsModelServiceDeps {
 export class TjsModelService {
   private model: LoadedTjs | null = null;
   private info: TjsModelInfo | null = null;
-  private load: AbortController | null = null;
+  private readonly load = new CancellableLoad();
 
   constructor(private readonly deps: TjsModelServiceDeps) {}
 
@@ -74,27 +73,16 @@ export class TjsModelService {
   async loadTjsModel(request: TjsLoadRequest, onProgress?: (p: LlmLoadProgress) => void): Promise<TjsModelInfo> {
     if (!this.deps.loadTjs) throw new Error('This environment cannot run transformers.js models.');
     const settings = resolveLlmSettings(request.settings);
-    this.load?.abort();
-    const controller = new AbortController();
-    this.load = controller;
+    const loadTjs = this.deps.loadTjs;
     const report = throttleProgress(onProgress, (p: LlmLoadProgress) => p.phase === 'download' && p.loaded < p.total);
-    let model: LoadedTjs;
-    try {
-      model = await this.deps.loadTjs(request.source, { dtype: request.dtype, device: request.device, signal: controller.signal }, (p) => report(p));
-    } finally {
-      if (this.load === controller) this.load = null;
-    }
-    if (controller.signal.aborted) {
-      model.destroy();
-      throw new DOMException('Model load cancelled', 'AbortError');
-    }
+    const model = await this.load.run((signal) => loadTjs(request.source, { dtype: request.dtype, device: request.device, signal }, (p) => report(p)));
     this.unloadTjsModel();
     this.model = model;
     return this.setTjsSettings(settings);
   }
 
   cancelTjsLoad(): void {
-    this.load?.abort(new DOMException('Model load cancelled', 'AbortError'));
+    this.load.cancel();
   }
 
   /** Re-registers `qwen-tjs` with new settings (the next episode on); no reload. */
@@ -102,7 +90,7 @@ export class TjsModelService {
     const model = this.model;
     if (!model) throw new RangeError('No transformers.js model is loaded: load one first.');
     const resolved = resolveLlmSettings(settings);
-    const shots = resolved.shots > 0 ? await this.oracleShots(resolved.shotDataset, resolved.shots) : [];
+    const shots = resolved.shots > 0 ? await oracleShots(this.deps, resolved.shotDataset, resolved.shots) : [];
     if (this.model !== model) throw new RangeError('The model changed while its settings were applied.');
     this.deps.policies.register(
       {
@@ -138,16 +126,6 @@ export class TjsModelService {
     return this.info;
   }
 
-  private async oracleShots(dataset: string, count: number): Promise<Shot[]> {
-    const data = await this.deps.dataset(dataset);
-    const executor = this.deps.createExecutor();
-    try {
-      return await buildOracleShots(new SqlEnv(data, executor, this.deps.envConfig), selectShotQuestions(data, count));
-    } finally {
-      await executor.close();
-    }
-  }
-
   unloadTjsModel(): void {
     this.deps.policies.unregister(TJS_POLICY);
     this.model?.destroy();
@@ -156,7 +134,7 @@ export class TjsModelService {
   }
 
   close(): void {
-    this.load?.abort();
+    this.load.cancel();
     this.unloadTjsModel();
   }
 }
