@@ -21,6 +21,7 @@ import { createReferenceSession, referenceLogits } from '../../src/model/referen
 import { f16BitsToF32 } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import type { TensorMap } from '../../src/model/weights.ts';
+import { maxDiff, top2 } from './logit-compare.ts';
 
 const seed = Number(process.env.ONNX_COMMUNITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 console.log(`onnx-community transformers.js test seed ${seed} (ONNX_COMMUNITY_SEED=${seed} replays it)`);
@@ -42,24 +43,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
-
-function top2(logits: ArrayLike<number>): { index: number; margin: number } {
-  let a = -Infinity;
-  let b = -Infinity;
-  let index = 0;
-  for (let i = 0; i < logits.length; i++) {
-    if (logits[i] > a) [b, a, index] = [a, logits[i], i];
-    else if (logits[i] > b) b = logits[i];
-  }
-  return { index, margin: a - b };
-}
-
-function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
-  return m;
-}
 
 /** The reference's greedy continuation and each step's top-2 margin. */
 function referenceGreedy(c: ModelConfig, t: TensorMap): Array<{ index: number; margin: number }> {

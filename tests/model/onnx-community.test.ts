@@ -29,6 +29,7 @@ import { createReferenceSession, referenceLogits } from '../../src/model/referen
 import { f16BitsToF32 } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig, type TinyModelOptions } from '../../src/model/tiny-model.ts';
 import type { TensorMap } from '../../src/model/weights.ts';
+import { maxDiff, top2 } from './logit-compare.ts';
 
 const seed = Number(process.env.ONNX_COMMUNITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 console.log(`onnx-community test seed ${seed} (ONNX_COMMUNITY_SEED=${seed} replays it)`);
@@ -47,25 +48,6 @@ const VARIANTS: Array<[string, Partial<TinyModelOptions>]> = [
 /** The two runtimes share onnxruntime-common's API: Node's native CPU build and the browser's WASM build. */
 type Runtime = Pick<typeof ort, 'InferenceSession' | 'Tensor'>;
 type Feeds = Record<string, ort.Tensor>;
-
-function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
-  return m;
-}
-
-/** Index of the largest value and its margin over the second largest. */
-function top2(logits: ArrayLike<number>): { index: number; margin: number } {
-  let a = -Infinity;
-  let b = -Infinity;
-  let index = 0;
-  for (let i = 0; i < logits.length; i++) {
-    if (logits[i] > a) [b, a, index] = [a, logits[i], i];
-    else if (logits[i] > b) b = logits[i];
-  }
-  return { index, margin: a - b };
-}
 
 interface Trace {
   /** (T,V) prompt logits, then one (V) row per decode step. */

@@ -13,6 +13,7 @@ import type { ModelConfig } from '../../src/model/config.ts';
 import { exportQwenOnnx, OnnxExportError, ONNX_OPSET, qwenOnnxGraph, pastKeyName, pastValueName, presentKeyName, presentValueName } from '../../src/model/onnx/qwen.ts';
 import { createReferenceSession, referenceLogits } from '../../src/model/reference/model.ts';
 import { randomModelWeights, tinyModelConfig, type TinyModelOptions } from '../../src/model/tiny-model.ts';
+import { maxDiff } from './logit-compare.ts';
 
 const TOLERANCE = 1e-4;
 const MAX_POSITIONS = 64;
@@ -44,13 +45,6 @@ function pastFrom(config: ModelConfig, out: ort.InferenceSession.ReturnType): Fe
     feeds[pastValueName(l)] = out[presentValueName(l)];
   }
   return feeds;
-}
-
-function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
-  return m;
 }
 
 async function session(options: Partial<TinyModelOptions>, seed: number) {
