@@ -13,7 +13,7 @@ import { GpuShapeError } from '../errors.ts';
 import { composeWgsl, getKernel, type BindingSpec, type Kernel } from '../kernel.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms, type UniformValues } from '../uniforms.ts';
-import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
+import { WGSL_GRID, WGSL_WORKGROUP_SUM, grid1d } from '../wgsl/common.ts';
 import source from './optim.wgsl?raw';
 
 /** Workgroup partials per tensor and f32 header slots of the norm buffer (P and HEADER in optim.wgsl). */
@@ -65,7 +65,7 @@ const ZERO: OptimValues = {
   eps: 0,
 };
 
-const CODE = composeWgsl(WGSL_GRID, OPTIM_PARAMS.wgsl, source);
+const CODE = composeWgsl(WGSL_GRID, OPTIM_PARAMS.wgsl, WGSL_WORKGROUP_SUM, source);
 
 const PARTIAL_BINDINGS: BindingSpec[] = [
   { binding: 0, kind: 'uniform', name: 'params' },

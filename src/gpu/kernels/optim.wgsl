@@ -46,19 +46,8 @@ const HEADER: u32 = 4u;
 
 @group(0) @binding(0) var<uniform> params: OptimParams;
 
-var<workgroup> red: array<f32, WG>;
-
-fn reduce_sum(li: u32, s: f32) -> f32 {
-  red[li] = s;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (li < stride) {
-      red[li] = red[li] + red[li + stride];
-    }
-    workgroupBarrier();
-  }
-  return red[0];
-}
+// Scratch of workgroup_sum (wgsl/common.ts, composed in front by optim.ts).
+var<workgroup> partial: array<f32, WG>;
 
 @compute @workgroup_size(WG)
 fn grad_norm_partial(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -68,7 +57,7 @@ fn grad_norm_partial(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
     let g = grad[i];
     s = s + g * g;
   }
-  let total = reduce_sum(li, s);
+  let total = workgroup_sum(li, s);
   if (li == 0u) {
     norm[HEADER + params.slot + wid.x] = total;
   }
@@ -84,7 +73,7 @@ fn grad_norm_final(@builtin(local_invocation_index) li: u32) {
   for (var j = li; j < params.count; j = j + WG) {
     s = s + norm[HEADER + j];
   }
-  let total = reduce_sum(li, s);
+  let total = workgroup_sum(li, s);
   if (li == 0u) {
     norm[0] = total;
     norm[1] = sqrt(total);
