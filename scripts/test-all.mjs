@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { counts, playwrightCounts, stepCounts, unittestCounts, vitestCounts } from './test-counts.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -25,7 +26,7 @@ const MINUTE = 60_000;
 const PYTHON = process.env.SQLENV_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
 
 /**
- * @typedef {{ passed: number, failed: number, skipped: number, notes: string[] }} Counts
+ * @typedef {import('./test-counts.mjs').Counts} Counts
  * @typedef {{ name: string, command: string[], timeoutMs: number, count: (code: number | null, output: string) => Counts,
  *             before?: () => void, needs?: string, env?: Record<string, string>, captureOutput?: boolean }} Suite
  */
@@ -39,7 +40,7 @@ const SUITES = [
     command: [join(BIN, 'vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_REPORT}`],
     timeoutMs: 45 * MINUTE,
     before: () => rmSync(VITEST_REPORT, { force: true }),
-    count: vitestCounts,
+    count: (code) => vitestCounts(readJson(VITEST_REPORT), code, ROOT),
   },
   {
     name: 'python',
@@ -63,66 +64,11 @@ const SUITES = [
     timeoutMs: 50 * MINUTE,
     needs: 'build',
     before: () => rmSync(PLAYWRIGHT_REPORT, { force: true }),
-    count: playwrightCounts,
+    count: (code) => playwrightCounts(readJson(PLAYWRIGHT_REPORT), code),
   },
 ];
 
-/** A suite that is one test: its exit code decides. */
-function stepCounts(code) {
-  return code === 0 ? counts(1, 0) : counts(0, 1, [`exited with code ${code}`]);
-}
-
-/** Vitest's JSON report (Jest's shape). A test file that fails to load has no tests but a failed status. */
-function vitestCounts(code) {
-  const report = readJson(VITEST_REPORT);
-  if (!report) return counts(0, 1, [`no JSON report at ${VITEST_REPORT} (exit code ${code})`]);
-  const fileErrors = (report.testResults ?? []).filter(
-    (file) => file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'),
-  );
-  const notes = fileErrors.map((file) => `error in ${file.name.replace(`${ROOT}/`, '')}: ${firstLine(file.message)}`);
-  const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-  return withExitCode(counts(report.numPassedTests ?? 0, (report.numFailedTests ?? 0) + fileErrors.length, notes, skipped), code);
-}
-
-/** Playwright's JSON report: `stats` counts tests; `errors` holds failures outside tests (config, web server). */
-function playwrightCounts(code) {
-  const report = readJson(PLAYWRIGHT_REPORT);
-  if (!report) return counts(0, 1, [`no JSON report at ${PLAYWRIGHT_REPORT} (exit code ${code})`]);
-  const stats = report.stats ?? {};
-  const errors = report.errors ?? [];
-  const notes = errors.map((e) => `error: ${firstLine(e.message)}`);
-  if (stats.flaky) notes.push(`${stats.flaky} flaky (passed on retry)`);
-  const passed = (stats.expected ?? 0) + (stats.flaky ?? 0);
-  return withExitCode(counts(passed, (stats.unexpected ?? 0) + (stats.interrupted ?? 0) + errors.length, notes, stats.skipped ?? 0), code);
-}
-
-/**
- * unittest's summary, on stderr: `Ran N tests in T s`, then `OK`, `OK (skipped=S)` or `FAILED (failures=F, errors=E,
- * skipped=S, expected failures=X, unexpected successes=U)`. Errors include a test module that fails to import and a
- * failing setUpClass. Failing sub-tests each add a failure, so passed is clamped at zero.
- */
-function unittestCounts(code, output) {
-  const ran = /^Ran (\d+) tests? in /m.exec(output);
-  if (!ran) return counts(0, 1, [`no unittest summary in the output (exit code ${code})`]);
-  const field = (name) => Number(new RegExp(`\\b${name}=(\\d+)`).exec(output.slice(ran.index))?.[1] ?? 0);
-  const failed = field('failures') + field('errors') + field('unexpected successes');
-  const skipped = field('skipped');
-  const passed = Math.max(0, Number(ran[1]) - skipped - field('expected failures') - failed);
-  const notes = [...output.matchAll(/^(?:FAIL|ERROR): (.+)$/gm)].map((m) => `failed: ${m[1]}`);
-  return withExitCode(counts(passed, failed, notes, skipped), code);
-}
-
-/** Turns "exited non-zero with nothing failed" and "ran zero tests" into one counted failure. */
-function withExitCode(result, code) {
-  if (result.passed + result.failed === 0) return counts(0, 1, [...result.notes, `ran zero tests (exit code ${code})`], result.skipped);
-  if (code !== 0 && result.failed === 0) return counts(result.passed, 1, [...result.notes, `exited with code ${code}`], result.skipped);
-  return result;
-}
-
-function counts(passed, failed, notes = [], skipped = 0) {
-  return { passed, failed, skipped, notes };
-}
-
+/** A JSON report, or null when it is missing or unreadable (the suite then counts one failure). */
 function readJson(path) {
   if (!existsSync(path)) return null;
   try {
@@ -130,13 +76,6 @@ function readJson(path) {
   } catch {
     return null;
   }
-}
-
-function firstLine(text) {
-  // Strip ANSI colour codes, keep the first non-empty line.
-  // eslint-disable-next-line no-control-regex
-  const plain = String(text ?? '').replace(/\u001b\[[0-9;]*m/g, '');
-  return plain.split('\n').find((line) => line.trim() !== '')?.trim() ?? '(no message)';
 }
 
 /** The child currently running, so Ctrl-C can stop its whole process group. */

@@ -60,8 +60,17 @@ export function valueKey(v: SqlValue): string {
   return `b:${blobHex(v)}`;
 }
 
-/** Strict execution match of `pred` against `gold` (Spider's `result_eq`); see the header for the rules. */
-export function executionMatch(gold: ResultTable, pred: ResultTable, orderMatters: boolean): boolean {
+/** What one match cost: the permutation search's row visits (0 when an earlier step decided), for tests and benches. */
+export interface MatchCost {
+  searchWork: number;
+}
+
+/**
+ * Strict execution match of `pred` against `gold` (Spider's `result_eq`); see the header for the rules. `cost`, when
+ * given, receives what the permutation search spent.
+ */
+export function executionMatch(gold: ResultTable, pred: ResultTable, orderMatters: boolean, cost?: MatchCost): boolean {
+  if (cost) cost.searchWork = 0;
   const n = gold.rows.length;
   if (n === 0 && pred.rows.length === 0) return true;
   if (pred.rows.length !== n) return false;
@@ -76,7 +85,7 @@ export function executionMatch(gold: ResultTable, pred: ResultTable, orderMatter
 
   if (!sortedRowsAgree(g, p, n, m, orderMatters)) return false;
   if (orderMatters) return sameBag(columnVectors(g, n, m), columnVectors(p, n, m));
-  return searchPermutation(g, p, n, m, ids.size);
+  return searchPermutation(g, p, n, m, ids.size, cost);
 }
 
 /** Cells of `rows` (n, m) as interned ids, row-major. */
@@ -147,7 +156,7 @@ export function sameBag(a: readonly string[], b: readonly string[]): boolean {
  * Step 5, order ignored: is there a column permutation under which the row bags agree? `numIds` bounds the interned
  * ids, so (prefix group, id) pairs pack into one number: groups < n, so the product stays far below 2^53.
  */
-function searchPermutation(g: Int32Array, p: Int32Array, n: number, m: number, numIds: number): boolean {
+function searchPermutation(g: Int32Array, p: Int32Array, n: number, m: number, numIds: number, cost?: MatchCost): boolean {
   const gBags = Array.from({ length: m }, (_, c) => columnBag(g, n, m, c));
   const pBags = Array.from({ length: m }, (_, c) => columnBag(p, n, m, c));
   const candidates = gBags.map((bag) => pBags.flatMap((pb, j) => (pb === bag ? [j] : [])));
@@ -207,5 +216,7 @@ function searchPermutation(g: Int32Array, p: Int32Array, n: number, m: number, n
     }
     return false;
   };
-  return assign(0);
+  const found = assign(0);
+  if (cost) cost.searchWork = work;
+  return found;
 }

@@ -297,7 +297,7 @@ export class GpuTrainableModel implements CheckpointableModel {
         const inputs = group.map(({ live, ids }) => ({ slot: live.slot, ids, key: { seed: live.request.seed, sequence: 0, step: live.tokenIds.length } }));
         const sampled = await this.engine.sample(inputs, { temperature, topP }, { maxTokensPerForward: this.prefillChunk, signal: options.signal });
         group.forEach(({ live, ids }, i) => {
-          this.slots.fed(live.slot, ids);
+          this.slots.fed(this.engine, live.slot, ids);
           const token = sampled.tokens[i];
           live.tokenIds.push(token);
           live.logProbs.push(sampled.logprobs[i]);

@@ -173,6 +173,8 @@ export class QwenEngine {
   private readonly ops: EngineOps;
   private readonly rec: Recorder;
   private readonly lengths: number[];
+  /** Per slot: changes made to its cache (`writeCount`). */
+  private readonly writes: number[];
   private loraScale = 0;
   private loraOn = false;
   /** Why the fused forward is off for this engine (the option, or what the model needs), or null when it is on. */
@@ -199,6 +201,7 @@ export class QwenEngine {
     this.ops = ops;
     this.rec = new Recorder(ctx, 'qwen-engine');
     this.lengths = new Array<number>(plan.options.batch).fill(0);
+    this.writes = new Array<number>(plan.options.batch).fill(0);
   }
 
   static async create(ctx: GpuContext, model: EngineModel, options: EngineOptions): Promise<QwenEngine> {
@@ -294,15 +297,25 @@ export class QwenEngine {
     return this.lengths[slot];
   }
 
+  /**
+   * Changes made to a slot's cache so far: reset, rewind, a copy into it, a step feeding it. A cache user that
+   * records it after its own changes (PrefixSlots) sees any other writer's, even one that leaves the same length.
+   */
+  writeCount(slot: number): number {
+    return this.writes[slot];
+  }
+
   /** Forgets a slot's sequence (its cache is overwritten from position 0 by the next step). */
   reset(slot: number): void {
     this.lengths[slot] = 0;
+    this.writes[slot]++;
   }
 
   /** Keeps the first `length` tokens of a slot's cache (a shared prefix); the next step overwrites from there. */
   rewind(slot: number, length: number): void {
     if (!Number.isInteger(length) || length < 0 || length > this.lengths[slot]) throw new GpuShapeError('rewind', `slot ${slot}: length ${length} is outside 0..${this.lengths[slot]}`);
     this.lengths[slot] = length;
+    this.writes[slot]++;
   }
 
   /**
@@ -334,6 +347,7 @@ export class QwenEngine {
       }
     }
     this.lengths[to] = length;
+    this.writes[to]++;
   }
 
   /**
@@ -403,7 +417,10 @@ export class QwenEngine {
       const result = await this.forward(group, sampler, submits.signal);
       group.filter((t) => t.logitOf >= 0).forEach((t, r) => take(t.logitOf, result, r));
     }
-    for (const input of inputs) this.lengths[input.slot] += input.ids.length;
+    for (const input of inputs) {
+      this.lengths[input.slot] += input.ids.length;
+      this.writes[input.slot]++;
+    }
     this.lastStepDispatches = this.rec.dispatchCount - before;
   }
 

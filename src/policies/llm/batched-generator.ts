@@ -30,7 +30,7 @@ import type { Generate, GenerateOptions, Generation } from './llm-policy.ts';
 import { MIN_SHARED_PREFIX, PrefixSlots } from './prefix-slots.ts';
 
 /** What the generator uses of an engine (QwenEngine; a fake in tests). */
-export type DecodeEngine = Pick<QwenEngine, 'length' | 'reset' | 'rewind' | 'copyPrefix' | 'sample'> & { readonly plan: { readonly options: { readonly batch: number; readonly context: number } } };
+export type DecodeEngine = Pick<QwenEngine, 'length' | 'writeCount' | 'reset' | 'rewind' | 'copyPrefix' | 'sample'> & { readonly plan: { readonly options: { readonly batch: number; readonly context: number } } };
 
 /** An adapter setting calls may share a batch under. */
 export interface Variant {
@@ -297,7 +297,7 @@ export class BatchedGenerator {
       }
       const now = performance.now();
       group.forEach((l, i) => {
-        this.slots!.fed(l.slot, l.pending);
+        this.slots!.fed(engine, l.slot, l.pending);
         const token = sampled.tokens[i];
         if (l.tokenIds.length === 0) l.prefillEnd = now;
         l.tokenIds.push(token);

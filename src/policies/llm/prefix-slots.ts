@@ -4,8 +4,9 @@
  * chat template's glue; another episode: at least the system prompt).
  *
  * A slot holds the ids fed to it, in order, and the key of what computed them (the weights, the adapter, LoRA on or
- * off). Reuse is refused when the key differs or the engine's own length for the slot is not the one recorded
- * (someone else reset or wrote the slot: a training forward, an aborted step), so a stale cache is never read. The
+ * off). Reuse is refused when the key differs or the engine's write count for the slot is not the one recorded after
+ * this holder's own last change (someone else reset or wrote the slot: a training forward, an aborted step), so a
+ * stale cache is never read — also when the other writer left the slot at the very length recorded. The
  * prefix is found by comparing ids, never by assuming the new prompt extends the old one, so it stays right whatever
  * the chat template does to earlier turns (Qwen3 drops the `<think>` blocks of past replies) and whatever came last:
  * the last sampled token of a reply was never fed to the engine, so the slot simply does not hold it.
@@ -30,6 +31,8 @@ export const MIN_SHARED_PREFIX = 32;
 export interface SlotEngine {
   /** Tokens in the slot's cache. */
   length(slot: number): number;
+  /** Changes made to the slot's cache so far (reset, rewind, a copy into it, a step feeding it). */
+  writeCount(slot: number): number;
   reset(slot: number): void;
   /** Keeps the first `length` cached tokens of the slot. */
   rewind(slot: number, length: number): void;
@@ -44,6 +47,8 @@ interface Held {
   /** What computed the cache (null: nothing trustworthy is held). */
   key: string | null;
   ids: number[];
+  /** The engine's write count for the slot after this holder's last change to it. */
+  writes: number;
 }
 
 export class PrefixSlots {
@@ -51,7 +56,7 @@ export class PrefixSlots {
 
   constructor(readonly slots: number) {
     if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`PrefixSlots: slots must be a positive integer, got ${slots}`);
-    this.held = Array.from({ length: slots }, () => ({ key: null, ids: [] }));
+    this.held = Array.from({ length: slots }, () => ({ key: null, ids: [], writes: -1 }));
   }
 
   /** Tokens of `ids` a claim of `slot` under `key` would keep (0 when the key differs or the engine disagrees). */
@@ -66,7 +71,7 @@ export class PrefixSlots {
 
   private sharedWith(engine: SlotEngine, slot: number, key: string, pending: readonly number[], ids: readonly number[]): number {
     const h = this.held[slot];
-    if (h.key !== key || engine.length(slot) !== h.ids.length) return 0;
+    if (h.key !== key || engine.writeCount(slot) !== h.writes || engine.length(slot) !== h.ids.length) return 0;
     const held = h.ids.length;
     const most = Math.min(held + pending.length, ids.length - 1);
     let n = 0;
@@ -111,7 +116,7 @@ export class PrefixSlots {
     const kept = this.shared(engine, slot, key, ids);
     if (kept > 0) engine.rewind(slot, kept);
     else engine.reset(slot);
-    this.held[slot] = { key, ids: ids.slice(0, kept) };
+    this.held[slot] = { key, ids: ids.slice(0, kept), writes: engine.writeCount(slot) };
     return kept;
   }
 
@@ -122,19 +127,20 @@ export class PrefixSlots {
   claimCopy(engine: CopyingSlotEngine, from: number, slot: number, key: string, ids: readonly number[], length: number): number {
     if (length < 1 || this.shared(engine, from, key, ids) < length) throw new RangeError(`PrefixSlots.claimCopy: slot ${from} does not hold ${length} tokens of the prompt`);
     engine.copyPrefix(from, slot, length);
-    this.held[slot] = { key, ids: ids.slice(0, length) };
+    this.held[slot] = { key, ids: ids.slice(0, length), writes: engine.writeCount(slot) };
     return length;
   }
 
-  /** The engine appended `ids` to the slot's cache. */
-  fed(slot: number, ids: readonly number[]): void {
+  /** The engine appended `ids` to the slot's cache (the step that fed them has ended). */
+  fed(engine: SlotEngine, slot: number, ids: readonly number[]): void {
     const h = this.held[slot];
     for (const id of ids) h.ids.push(id);
+    h.writes = engine.writeCount(slot);
   }
 
   /** The slot's cache can no longer be trusted (a step failed midway). */
   forget(slot: number): void {
-    this.held[slot] = { key: null, ids: [] };
+    this.held[slot] = { key: null, ids: [], writes: -1 };
   }
 
   /** Every slot's (the weights or the adapter changed, a training forward wrote the caches, a new engine). */

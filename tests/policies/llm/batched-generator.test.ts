@@ -12,8 +12,8 @@ import type { Generation } from '../../../src/policies/llm/llm-policy.ts';
 import { PrefixSlots } from '../../../src/policies/llm/prefix-slots.ts';
 import { FakeDecodeEngine } from './fake-decode-engine.ts';
 
-const SEED = Math.floor(Math.random() * 2 ** 31);
-console.log(`batched-generator tests: seed ${SEED}`);
+const SEED = Number(process.env.BATCHED_GENERATOR_SEED ?? Math.floor(Math.random() * 2 ** 31));
+console.log(`batched-generator tests: seed ${SEED} (replay with BATCHED_GENERATOR_SEED=${SEED})`);
 
 const VOCAB = 50;
 const END = 49;
@@ -70,7 +70,7 @@ describe('PrefixSlots', () => {
     expect(slots.claim(engine, 0, 'k', [1, 2, 3, 4])).toBe(0);
     engine.reset(0);
     await engine.sample([{ slot: 0, ids: [1, 2, 3, 4], key: { seed: 1, sequence: 0, step: 0 } }], { temperature: 0, topP: 1 });
-    slots.fed(0, [1, 2, 3, 4]);
+    slots.fed(engine, 0, [1, 2, 3, 4]);
     expect(slots.shared(engine, 0, 'k', [1, 2, 9])).toBe(2);
     expect(slots.shared(engine, 0, 'k', [1, 2, 3, 4])).toBe(3); // one token is always fed
     expect(slots.shared(engine, 0, 'k', [1, 2, 3, 4, 5, 6])).toBe(4);
@@ -79,6 +79,22 @@ describe('PrefixSlots', () => {
     engine.rewind(0, 2); // someone else moved the slot
     expect(slots.shared(engine, 0, 'k', [1, 2, 3, 4, 5])).toBe(0);
     expect(() => new PrefixSlots(0)).toThrow(/positive integer/);
+  });
+
+  it('refuses a slot someone else rewrote to the very length it held', async () => {
+    const engine = new FakeDecodeEngine(1, 100);
+    const slots = new PrefixSlots(1);
+    const key = { seed: 1, sequence: 0, step: 0 };
+    slots.claim(engine, 0, 'k', [1, 2, 3, 4]);
+    await engine.sample([{ slot: 0, ids: [1, 2, 3, 4], key }], { temperature: 0, topP: 1 });
+    slots.fed(engine, 0, [1, 2, 3, 4]);
+    expect(slots.shared(engine, 0, 'k', [1, 2, 3, 4, 5])).toBe(4);
+    // Another writer (a training forward, say) resets the slot and feeds 4 other tokens: same length, other cache.
+    engine.reset(0);
+    await engine.sample([{ slot: 0, ids: [1, 2, 3, 9], key }], { temperature: 0, topP: 1 });
+    expect(engine.length(0)).toBe(4);
+    expect(slots.shared(engine, 0, 'k', [1, 2, 3, 4, 5])).toBe(0);
+    expect(slots.claim(engine, 0, 'k', [1, 2, 3, 4, 5])).toBe(0);
   });
 });
 
@@ -89,7 +105,7 @@ describe('PrefixSlots between slots', () => {
     const feed = async (slot: number, ids: number[]) => {
       slots.claim(engine, slot, 'k', ids);
       await engine.sample([{ slot, ids, key: { seed: 1, sequence: 0, step: 0 } }], { temperature: 0, topP: 1 });
-      slots.fed(slot, ids);
+      slots.fed(engine, slot, ids);
     };
     await feed(0, [1, 2, 3, 4, 5]);
     await feed(1, [1, 2, 9]);

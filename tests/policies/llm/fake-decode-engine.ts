@@ -35,6 +35,7 @@ export class FakeDecodeEngine implements DecodeEngine {
   weightsVersion = 0;
   private readonly cache: Array<Array<{ id: number; version: number }>>;
   private readonly lengths: number[];
+  private readonly writes: number[];
 
   constructor(
     batch: number,
@@ -44,19 +45,26 @@ export class FakeDecodeEngine implements DecodeEngine {
     this.plan = { options: { batch, context } };
     this.cache = Array.from({ length: batch }, () => []);
     this.lengths = new Array<number>(batch).fill(0);
+    this.writes = new Array<number>(batch).fill(0);
   }
 
   length(slot: number): number {
     return this.lengths[slot];
   }
 
+  writeCount(slot: number): number {
+    return this.writes[slot];
+  }
+
   reset(slot: number): void {
     this.lengths[slot] = 0;
+    this.writes[slot]++;
   }
 
   rewind(slot: number, length: number): void {
     if (length < 0 || length > this.lengths[slot]) throw new RangeError(`fake rewind: ${length} outside 0..${this.lengths[slot]}`);
     this.lengths[slot] = length;
+    this.writes[slot]++;
   }
 
   /** Copies the cached positions themselves (with the weights each was computed with), as the GPU copy does. */
@@ -65,6 +73,7 @@ export class FakeDecodeEngine implements DecodeEngine {
     this.copies.push({ from, to, length });
     this.cache[to] = this.cache[from].slice(0, length).map((p) => ({ ...p }));
     this.lengths[to] = length;
+    this.writes[to]++;
   }
 
   /** Sum of the ids fed to the engine over every call. */
@@ -87,6 +96,7 @@ export class FakeDecodeEngine implements DecodeEngine {
       slot.length = start;
       for (const id of input.ids) slot.push({ id, version: this.weightsVersion });
       this.lengths[input.slot] = slot.length;
+      this.writes[input.slot]++;
       const words = slot.flatMap((p) => [p.id, p.version]);
       const h = hashWords([...words, Math.round(sampling.temperature * 1000), Math.round((sampling.topP ?? 1) * 1000), input.key.seed, input.key.sequence, input.key.step]);
       out.tokens[i] = h % this.vocab;
