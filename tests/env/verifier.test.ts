@@ -215,9 +215,9 @@ describe('executionMatch: 10k rows × 8 columns', () => {
     ['equal column bags, rows and columns shuffled', sameBags, permuted(sameBags, 4), false, true],
     ['10 identical columns', identical, permuted(identical, 6), false, true],
     ['10 identical columns vs one column off', identical, identical.map((r, i) => (i === 0 ? [...r.slice(1), 36] : r)), false, false],
-  ] as Array<[string, SqlValue[][], SqlValue[][], boolean, boolean]>)('%s', (_name, gold, pred, orderMatters, expected) => {
+  ] as Array<[string, SqlValue[][], SqlValue[][], boolean, boolean]>)('%s', (name, gold, pred, orderMatters, expected) => {
     const { result, work, bound } = matched(gold, pred, orderMatters);
-    console.log(`${_name}: ${work} row visits of the search (bound ${bound})`);
+    console.log(`${name}: ${work} row visits of the search (bound ${bound})`);
     expect(result).toBe(expected);
     expect(work, 'the cost was written').toBeGreaterThanOrEqual(0);
     expect(work).toBeLessThanOrEqual(bound);
