@@ -90,7 +90,7 @@ test('Play shows each step’s reward as weighted parts that add up, with toolti
     const { reward, equation } = await printedReward(transcriptSteps(page).nth(i));
     expectAddsUp(equation, reward);
   }
-  // The query that matched the gold result earns progress 1 (weighted) plus new information.
+  // The query that matched the gold result earns progress 1 (weighted), less the step cost (environment v3).
   const query = await printedReward(transcriptSteps(page).nth(1));
   expect(query.equation).toContain(`${text(W.progress)} × progress 1.000`);
 

@@ -4,6 +4,7 @@
  * a report of what it tried and any trajectory that breaks the reward properties. Exits 1 on a violation.
  */
 import initSqlJs from 'sql.js';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadNodeDataset, type DatasetName } from '../src/data/load-node.ts';
 import type { Question } from '../src/data/types.ts';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   });
   const name = values.dataset === 'demo' ? 'demo' : values.dataset === 'spider' ? 'spider' : null;
   if (!name) throw new Error(`--dataset must be demo or spider, got '${values.dataset}'`);
+  process.env.SPIDER_DIR ??= resolve('../shared/spider');
   const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
   const executor = new LocalSqlExecutor(await initSqlJs());
   const dataset = await loadNodeDataset(name satisfies DatasetName, executor);

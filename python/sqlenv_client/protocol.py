@@ -13,7 +13,9 @@ WSCloseMessage; WSObservationResponse, WSStateResponse, WSErrorResponse), one ep
     {"type": "close"}                                 (none: the server ends the session)
     (anything it cannot serve)                        {"type": "error", "data": {"message": ..., "code": ...}}
 
-Nothing here does I/O, so every shape can be checked without a server (tests/test_protocol.py).
+Every reply is untrusted input: replies.py parses it within bounds and checks each field before this module builds
+the dataclasses below from it. Nothing here does I/O, so every shape can be checked without a server
+(tests/test_protocol.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Literal, Optional, Tuple
 from urllib.parse import urlsplit, urlunsplit
 
+from .errors import (  # noqa: F401  (re-exported: these errors were first defined here)
+    SQLEnvConnectionError,
+    SQLEnvError,
+    SQLEnvMessageTooLarge,
+    SQLEnvProtocolError,
+    SQLEnvServerError,
+    SQLEnvTimeout,
+)
+from .replies import error_fields, observation_fields, parse_json, preview, state_fields, step_fields
+
 ActionType = Literal["DESCRIBE", "SAMPLE", "QUERY", "ANSWER"]
 ACTION_TYPES: Tuple[str, ...] = ("DESCRIBE", "SAMPLE", "QUERY", "ANSWER")
 
@@ -31,46 +43,9 @@ RESET_KEYS: Tuple[str, ...] = ("seed", "episode_id", "question_id", "split", "di
 
 DEFAULT_URL = "ws://127.0.0.1:8000/ws"
 
-
-class SQLEnvError(Exception):
-    """Base class of this package's errors."""
-
-
-class SQLEnvServerError(SQLEnvError):
-    """The server answered a message with `{"type": "error"}`. The session stays open and usable.
-
-    Attributes:
-        message: The server's message ("Invalid message" for a VALIDATION_ERROR, whose `errors` say more).
-        code: OpenEnv's error code (INVALID_JSON, UNKNOWN_TYPE, VALIDATION_ERROR, EXECUTION_ERROR, ...).
-        errors: A VALIDATION_ERROR's issues, pydantic-style: `{"type", "loc", "msg", "input"?}` each.
-        data: The whole error payload.
-    """
-
-    def __init__(self, message: str, code: str, data: Dict[str, Any]):
-        self.message = message
-        self.code = code
-        self.errors: List[Dict[str, Any]] = [e for e in data.get("errors") or [] if isinstance(e, dict)]
-        self.data = data
-        super().__init__(f"Server error: {self.detail} (code: {code})")
-
-    @property
-    def detail(self) -> str:
-        """The message with each validation issue, e.g. "Invalid message: data.action_type: Input should be
-        'DESCRIBE', 'SAMPLE', 'QUERY' or 'ANSWER' (got 'DROP')"."""
-        issues = []
-        for issue in self.errors:
-            where = ".".join(str(part) for part in issue.get("loc") or [])
-            got = f" (got {issue['input']!r})" if "input" in issue else ""
-            issues.append(f"{where + ': ' if where else ''}{issue.get('msg', '')}{got}")
-        return f"{self.message}: {'; '.join(issues)}" if issues else self.message
-
-
-class SQLEnvConnectionError(SQLEnvError, ConnectionError):
-    """The WebSocket could not be opened, or closed, or a reply did not come in time."""
-
-
-class SQLEnvProtocolError(SQLEnvError):
-    """The server sent something that is not a message of this protocol (not JSON, no type, an unexpected type)."""
+#: Largest message the client sends or reads, in bytes: the server's own per-connection send buffer cap
+#: (src/server/ws-handler.ts), and uvicorn's default, which OpenEnv's Python servers run under.
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -115,20 +90,9 @@ class SQLObservation:
     raw: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_data(cls, data: Dict[str, Any]) -> "SQLObservation":
-        metadata = data.get("metadata")
-        return cls(
-            text=str(data.get("text", "")),
-            question=str(data.get("question", "")),
-            db_id=str(data.get("db_id", "")),
-            tables=list(data.get("tables") or []),
-            steps_left=data.get("steps_left"),
-            result=data.get("result"),
-            table=data.get("table"),
-            error=data.get("error"),
-            metadata=dict(metadata) if isinstance(metadata, dict) else {},
-            raw=dict(data),
-        )
+    def from_data(cls, data: Any) -> "SQLObservation":
+        """The server's observation object, checked field by field (SQLEnvProtocolError names a bad field)."""
+        return cls(**observation_fields(data))
 
     @property
     def components(self) -> Dict[str, float]:
@@ -184,37 +148,38 @@ def encode(message: Dict[str, Any]) -> str:
 
 
 def decode(raw: "str | bytes") -> Dict[str, Any]:
-    """Parses one reply; raises SQLEnvServerError for an error reply, SQLEnvProtocolError for anything malformed."""
-    try:
-        message = json.loads(raw)
-    except (TypeError, ValueError) as error:
-        raise SQLEnvProtocolError(f"The server sent a reply that is not JSON: {str(raw)[:200]!r} ({error}).") from None
+    """Parses one reply (replies.parse_json: bounded JSON); raises SQLEnvServerError for a well-formed error reply
+    and SQLEnvProtocolError for anything malformed, an error reply with a malformed payload included."""
+    message = parse_json(raw)
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise SQLEnvProtocolError(f"The server sent a reply without a 'type': {str(raw)[:200]!r}.")
+        raise SQLEnvProtocolError(f"The server sent a reply without a 'type': {preview(raw)}.")
     if message["type"] == "error":
-        data = message.get("data") if isinstance(message.get("data"), dict) else {}
-        raise SQLEnvServerError(str(data.get("message", "Unknown error")), str(data.get("code", "UNKNOWN")), data)
+        data = error_fields(message.get("data"))
+        raise SQLEnvServerError(data["message"], data["code"], data)
     return message
 
 
 def expect(message: Dict[str, Any], message_type: str) -> Dict[str, Any]:
-    """The `data` of a reply of the given type."""
-    if message["type"] != message_type:
-        raise SQLEnvProtocolError(f"Expected a '{message_type}' reply, got '{message['type']}'.")
+    """The `data` object of a reply of the given type."""
+    if message.get("type") != message_type:
+        raise SQLEnvProtocolError(f"Expected a '{message_type}' reply, got {preview(message.get('type'))}.")
     data = message.get("data")
     if not isinstance(data, dict):
         raise SQLEnvProtocolError(f"The '{message_type}' reply has no 'data' object.")
     return data
 
 
-def parse_result(data: Dict[str, Any]) -> StepResult:
-    """An observation reply's data, `{"observation": {...}, "reward": r, "done": d}`, as a StepResult."""
-    observation = data.get("observation")
-    if not isinstance(observation, dict):
-        raise SQLEnvProtocolError("The observation reply has no 'observation' object.")
-    reward = data.get("reward")
+def parse_result(data: Any) -> StepResult:
+    """An observation reply's data, `{"observation": {...}, "reward": r, "done": d}`, as a StepResult; every field
+    is checked first (replies.step_fields)."""
+    fields = step_fields(data)
     return StepResult(
-        observation=SQLObservation.from_data(observation),
-        reward=None if reward is None else float(reward),
-        done=bool(data.get("done", False)),
+        observation=SQLObservation(**fields["observation"]),
+        reward=fields["reward"],
+        done=fields["done"],
     )
+
+
+def parse_state(data: Any) -> Dict[str, Any]:
+    """A state reply's data, checked (replies.state_fields): episode_id, step_count and the episode's fields."""
+    return state_fields(data)

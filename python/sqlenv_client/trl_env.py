@@ -12,7 +12,7 @@ the episode), `done`, `steps`. It deliberately has no `get_reward`: the reward c
 (`sqlenv_reward`) that reads `reward`, as the original SQLEnv notebook did, so it is counted once.
 
 One server session (one WebSocket) per instance, opened on the first reset; the server is named by the environment
-variable SQLENV_URL (default ws://127.0.0.1:8000/ws). After the episode ends, a tool returns a short "episode is
+variable SQLENV_URL (default ws://127.0.0.1:8000/ws), and its access token, if it wants one, by SQLENV_TOKEN. After the episode ends, a tool returns a short "episode is
 over" text instead of raising, so a model that keeps calling tools only learns that it should stop.
 """
 
@@ -39,7 +39,7 @@ class SQLEnvTRL:
     """
 
     def __init__(self) -> None:
-        self._client = SQLEnvClient(os.environ.get("SQLENV_URL", DEFAULT_URL))
+        self._client = SQLEnvClient(os.environ.get("SQLENV_URL", DEFAULT_URL), token=os.environ.get("SQLENV_TOKEN") or None)
         self.reward: float = 0.0
         self.reward_components: Dict[str, float] = {}
         self.done: bool = False

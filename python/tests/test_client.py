@@ -29,7 +29,8 @@ class ClientTest(unittest.TestCase):
         described = self.env.step(SQLAction("DESCRIBE", "students"))
         self.assertIn("enrollment_year", described.observation.text)
         self.assertEqual(described.observation.steps_left, 9)
-        self.assertAlmostEqual(described.reward, 0.02)
+        # Environment v3: every step costs 0.01; nothing is paid for looking.
+        self.assertAlmostEqual(described.reward, -0.01)
         self.assertEqual(set(described.observation.components), {"correctness", "progress", "operational"})
         queried = self.env.query("SELECT count(*) FROM students WHERE birth_date LIKE '2003%' OR enrollment_year = 2021")
         self.assertIsNotNone(queried.observation.result)

@@ -9,6 +9,7 @@ import unittest
 import support  # noqa: F401  (puts the package on sys.path)
 from sqlenv_client import SQLEnvClient, SQLEnvConnectionError, SQLEnvProtocolError, SQLEnvServerError, SQLEnvTRL
 from sqlenv_client.protocol import SQLAction, decode, expect, normalize_url, parse_result, reset_message, step_message
+from sqlenv_client.replies import MAX_REPLY_DEPTH, nesting_depth, parse_json
 
 
 class UrlTest(unittest.TestCase):
@@ -75,6 +76,94 @@ class MessageTest(unittest.TestCase):
         self.assertEqual(result.observation.steps_left, 7)
         self.assertEqual(result.observation.components["operational"], 0.02)
         self.assertIsNone(parse_result({"observation": {"text": ""}, "reward": None, "done": False}).reward)
+
+
+class ReplyBoundsTest(unittest.TestCase):
+    """The bounds of replies.py at their edges: the last value accepted and the first refused, derived by hand."""
+
+    def test_nesting_depth(self):
+        cases = [(5, 0), ("s", 0), ([], 1), ({}, 1), ({"a": [1]}, 2), ([[[]]], 3), ({"a": {"b": []}, "c": 1}, 3),
+                 ([1, [2, [3]], [4]], 3)]
+        for value, depth in cases:
+            with self.subTest(value=value):
+                self.assertEqual(nesting_depth(value, 100), depth)
+        self.assertEqual(nesting_depth([[[[[]]]]], 2), 3, "stops once past the limit")
+
+    def test_depth_limit(self):
+        self.assertEqual(MAX_REPLY_DEPTH, 32)
+        expected: list = []
+        for _ in range(31):
+            expected = [expected]
+        self.assertEqual(parse_json("[" * 32 + "]" * 32), expected)
+        with self.assertRaises(SQLEnvProtocolError):
+            parse_json("[" * 33 + "]" * 33)
+        with self.assertRaises(SQLEnvProtocolError):
+            parse_json('{"a": ' * 33 + "1" + "}" * 33)
+
+    def test_integer_literal_limit(self):
+        self.assertEqual(parse_json("9" * 32), 10**32 - 1)
+        self.assertEqual(parse_json("-" + "9" * 32), -(10**32 - 1))
+        for literal in ["9" * 33, "-" + "9" * 33]:
+            with self.subTest(digits=len(literal)), self.assertRaises(SQLEnvProtocolError):
+                parse_json(literal)
+        self.assertEqual(parse_json("1e400"), float("inf"), "a float literal is not an integer literal (finite checks come later)")
+        for constant in ["NaN", "Infinity", "-Infinity"]:
+            with self.subTest(constant=constant), self.assertRaises(SQLEnvProtocolError):
+                parse_json(constant)
+
+    def test_counts_are_safe_integers(self):
+        def steps_left(value):
+            return parse_result({"observation": {"text": "", "steps_left": value}, "reward": None, "done": False}).observation.steps_left
+
+        self.assertEqual(steps_left(2**53 - 1), 2**53 - 1)
+        self.assertEqual(steps_left(0), 0)
+        self.assertIsNone(steps_left(None))
+        for bad in [2**53, -1, 3.0, True, "3"]:
+            with self.subTest(value=bad), self.assertRaises(SQLEnvProtocolError):
+                steps_left(bad)
+
+    def test_reward_and_done(self):
+        def result(**data):
+            return parse_result({"observation": {"text": ""}, **data})
+
+        self.assertEqual(result(reward=1, done=True).reward, 1.0)
+        self.assertIsInstance(result(reward=1, done=True).reward, float)
+        self.assertIsNone(result(done=False).reward, "no reward after a reset")
+        self.assertEqual(result(reward=-0.05, done=False).reward, -0.05)
+        for data in [{"reward": True, "done": False}, {"reward": float("inf"), "done": False}, {"reward": 0},
+                     {"reward": 0, "done": 1}, {"reward": 0, "done": None}]:
+            with self.subTest(data=data), self.assertRaises(SQLEnvProtocolError):
+                result(**data)
+
+    def test_optional_observation_fields_default(self):
+        observation = parse_result({"observation": {"text": "t"}, "reward": None, "done": False}).observation
+        self.assertEqual((observation.question, observation.db_id, observation.tables, observation.metadata), ("", "", [], {}))
+        self.assertEqual((observation.result, observation.table, observation.error, observation.steps_left), (None, None, None, None))
+
+    def test_result_and_table_shapes(self):
+        good_result = {"columns": ["a", "b"], "rows": [[1, "x"], [None, {"$blob": "00ff"}], [2.5, -3]], "total_rows": None}
+        good_table = {"name": "t", "columns": [{"name": "id", "type": "INTEGER", "not_null": True, "primary_key": 1}],
+                      "foreign_keys": [{"column": "a", "ref_table": "u", "ref_column": None}], "row_count": 4}
+        observation = parse_result({"observation": {"text": "", "result": good_result, "table": good_table},
+                                    "reward": 0, "done": False}).observation
+        self.assertEqual((observation.result, observation.table), (good_result, good_table))
+        bad = [("result", {**good_result, "rows": [[True]]}), ("result", {**good_result, "rows": [[{"$blob": 1}]]}),
+               ("result", {**good_result, "rows": [[float("nan")]]}), ("result", {**good_result, "total_rows": -1}),
+               ("result", {"rows": []}), ("table", {**good_table, "row_count": "4"}),
+               ("table", {**good_table, "foreign_keys": [{"column": "a", "ref_table": 5}]}),
+               ("table", {**good_table, "columns": [{"name": "id", "type": "INTEGER", "not_null": "yes", "primary_key": 0}]})]
+        for key, value in bad:
+            with self.subTest(key=key, value=value), self.assertRaises(SQLEnvProtocolError):
+                parse_result({"observation": {"text": "", key: value}, "reward": 0, "done": False})
+
+    def test_error_replies(self):
+        with self.assertRaises(SQLEnvServerError) as caught:
+            decode(json.dumps({"type": "error", "data": {"message": "m", "code": "C", "extra": {"any": 1}}}))
+        self.assertEqual((caught.exception.message, caught.exception.code, caught.exception.errors), ("m", "C", []))
+        for data in [None, {"code": "C"}, {"message": "m"}, {"message": ["m"], "code": "C"},
+                     {"message": "m", "code": "C", "errors": [1]}, {"message": "m", "code": "C", "errors": [{"loc": [True]}]}]:
+            with self.subTest(data=data), self.assertRaises(SQLEnvProtocolError):
+                decode(json.dumps({"type": "error", "data": data}))
 
 
 class ConnectionTest(unittest.TestCase):

@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { readBundle, toManifest, type BundleReader } from './bundle.ts';
+import { bundleFileProblem, DatasetError, readBundle, toManifest, type BundleReader } from './bundle.ts';
+import { printable } from './printable.ts';
 import type { Dataset } from './types.ts';
 
 export function folderBundleReader(dir: string): BundleReader {
@@ -36,6 +37,11 @@ export async function writeBundleIndex(root: string): Promise<string[]> {
  * the bundle index of the parent folder.
  */
 export async function writeBundleFolder(dir: string, dataset: Dataset): Promise<void> {
+  // Checked before anything is removed: a database file outside `dir` would be written wherever it points.
+  for (const db of dataset.databases) {
+    const problem = bundleFileProblem(db.file);
+    if (problem) throw new DatasetError(`Database '${printable(db.id)}' cannot be written into the bundle: ${problem}.`);
+  }
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'db'), { recursive: true });
   for (const db of dataset.databases) {

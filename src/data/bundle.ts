@@ -1,8 +1,10 @@
 /**
  * Dataset bundles: `manifest.json` + `db/<db_id>.sqlite`, read through a `BundleReader` so the same code loads a
- * bundle from disk (Node) or over HTTP (browser).
+ * bundle from disk (Node) or over HTTP (browser). A manifest's database files must be `db/<name>.sqlite` with no
+ * separator in the name (bundleFileProblem), so no manifest reads or writes a file outside its bundle.
  */
 import { decodeValue, encodeValue } from './gold.ts';
+import { printable } from './printable.ts';
 import { DATASET_FORMAT_VERSION, type Dataset, type DatasetManifest, type Question } from './types.ts';
 
 export interface BundleReader {
@@ -17,6 +19,13 @@ export class DatasetError extends Error {
     super(message);
     this.name = 'DatasetError';
   }
+}
+
+/** Why a manifest's database `file` could leave its bundle, or null when it is `db/<name>.sqlite` with a plain name. */
+export function bundleFileProblem(file: unknown): string | null {
+  if (typeof file !== 'string') return 'it is not a text';
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what is refused here (it cuts a path short)
+  return /^db\/[^/\\\u0000]+\.sqlite$/.test(file) ? null : `'${printable(file)}' is not db/<name>.sqlite with a plain name`;
 }
 
 export function toManifest(dataset: Omit<Dataset, 'loadDatabase'>): DatasetManifest {
@@ -48,10 +57,14 @@ export async function readBundle(reader: BundleReader): Promise<Dataset> {
   if (!Array.isArray(manifest.questions) || !Array.isArray(manifest.databases)) {
     throw new DatasetError(`Dataset at ${reader.location} is malformed: manifest.json lacks 'questions' or 'databases'.`);
   }
+  for (const db of manifest.databases) {
+    const problem = bundleFileProblem(db.file);
+    if (problem) throw new DatasetError(`Dataset at ${reader.location} is malformed: database '${printable(String(db.id))}' has a file outside the bundle (${problem}).`);
+  }
   const files = new Map(manifest.databases.map((d) => [d.id, d.file]));
   return fromManifest(manifest, async (dbId) => {
     const file = files.get(dbId);
-    if (!file) throw new DatasetError(`Dataset '${manifest.name}' has no database '${dbId}'.`);
+    if (!file) throw new DatasetError(`Dataset '${printable(manifest.name)}' has no database '${printable(dbId)}'.`);
     return reader.readBytes(file);
   });
 }

@@ -7,10 +7,15 @@
  * holds `dev.json` beside `database/` (the shallowest, when there are several); failing that, one that holds either.
  * Nothing is read until the importer asks for it, and a zip is inflated one file at a time, so memory holds the zip
  * and at most one database at once.
+ *
+ * Untrusted files: a zip is read under spider-zip.ts's expansion rules (a bomb is refused from its directory, before
+ * anything is inflated); two files with one path (after normalising), or a path with a '..' segment, are refused
+ * with a DatasetError naming the entry, so no file can silently replace another (the last `dev.json` used to win).
  */
-import { unzipSync } from 'fflate';
 import { DatasetError } from './bundle.ts';
+import { printable } from './printable.ts';
 import type { SpiderEntryKind, SpiderSource } from './spider-source.ts';
+import { listZipEntries, readZipEntry, ZIP_LIMITS, ZipError, type ZipLimits } from './spider-zip.ts';
 
 /** One file given to the page: its path relative to what was chosen (`spider/dev.json`) and its content. */
 export interface GivenFile {
@@ -65,9 +70,24 @@ export function findSpiderRoot(paths: readonly string[]): string {
   return tops.size === 1 ? [...tops][0] : '';
 }
 
+/** Refuses a file list in which two files share a path, or a path climbs out with '..'. */
+function checkPaths(label: string, entries: readonly IndexEntry[]): void {
+  const seen = new Set<string>();
+  for (const { path } of entries) {
+    if (path.split('/').includes('..')) {
+      throw new DatasetError(`'${printable(label)}' holds '${printable(path)}', a path that climbs out of its folder with '..'. Nothing was imported: make the zip again from the Spider folder itself.`);
+    }
+    if (seen.has(path)) {
+      throw new DatasetError(`'${printable(label)}' holds two files named '${printable(path)}', and only one can be read. Nothing was imported: make the zip again from the Spider folder itself, so each file is in it once.`);
+    }
+    seen.add(path);
+  }
+}
+
 function indexedSource(label: string, entries: readonly IndexEntry[]): SpiderSource {
   const usable = entries.filter((e) => !ignored(e.path));
-  if (usable.length === 0) throw new DatasetError(`'${label}' holds no files. ${PAGE_LAYOUT_HINT}`);
+  if (usable.length === 0) throw new DatasetError(`'${printable(label)}' holds no files. ${PAGE_LAYOUT_HINT}`);
+  checkPaths(label, usable);
   const root = findSpiderRoot(usable.map((e) => e.path));
   const files = new Map<string, IndexEntry>();
   const dirs = new Set<string>(['']);
@@ -81,7 +101,7 @@ function indexedSource(label: string, entries: readonly IndexEntry[]): SpiderSou
   const location = trimmedRoot === '' || trimmedRoot === label ? label : `${label}: ${trimmedRoot}`;
   const file = (path: string): IndexEntry => {
     const entry = files.get(path);
-    if (!entry) throw new DatasetError(`'${location}' has no file ${path}.`);
+    if (!entry) throw new DatasetError(`'${printable(location)}' has no file ${printable(path)}.`);
     return entry;
   };
   return {
@@ -110,32 +130,37 @@ export function looksLikeZip(head: Uint8Array): boolean {
   return head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 0x03 || head[2] === 0x05) && (head[3] === 0x04 || head[3] === 0x06);
 }
 
-/** A zip of a Spider folder (the official download, or one a person made). `label` is the zip's name. */
-export function zipSpiderSource(label: string, zip: Uint8Array): SpiderSource {
-  const names: string[] = [];
+/**
+ * A zip of a Spider folder (the official download, or one a person made). `label` is the zip's name. The zip's
+ * directory is read and checked against `limits` here; an entry is inflated only when the importer reads it.
+ */
+export function zipSpiderSource(label: string, zip: Uint8Array, limits: ZipLimits = ZIP_LIMITS): SpiderSource {
+  let entries: ReturnType<typeof listZipEntries>;
   try {
-    // A filter that declines every entry lists the central directory without inflating anything.
-    unzipSync(zip, {
-      filter: (f) => {
-        names.push(f.name);
-        return false;
-      },
-    });
+    entries = listZipEntries(zip, limits);
   } catch (e) {
-    throw new DatasetError(`'${label}' is not a readable zip file (${(e as Error).message}). ${PAGE_LAYOUT_HINT}`);
+    if (!(e instanceof ZipError)) throw e;
+    if (e.kind === 'damaged') throw new DatasetError(`'${printable(label)}' is not a readable zip file (${e.message}). ${PAGE_LAYOUT_HINT}`);
+    throw new DatasetError(`'${printable(label)}' cannot be imported: ${e.message}. Nothing was imported; if it is a real Spider download, unzip it and choose the folder instead.`);
   }
-  const read = async (name: string): Promise<Uint8Array> => {
-    try {
-      const out = unzipSync(zip, { filter: (f) => f.name === name })[name];
-      if (!out) throw new Error('entry not found');
-      return out;
-    } catch (e) {
-      throw new DatasetError(`'${label}': ${name} could not be unpacked (${(e as Error).message}).`);
-    }
+  // An entry that breaks a rule only when inflated (it lies about its size) fails the read: a database is then
+  // skipped as unreadable with this message, a question file fails the import.
+  const refuse = (e: unknown): never => {
+    if (!(e instanceof ZipError)) throw e;
+    throw new DatasetError(`'${printable(label)}': ${e.message}.`);
   };
   return indexedSource(
     label,
-    names.map((name) => ({ path: normalizePath(name), read: () => read(name) })),
+    entries.map((entry) => ({
+      path: normalizePath(entry.name),
+      read: async () => {
+        try {
+          return readZipEntry(zip, entry);
+        } catch (e) {
+          return refuse(e);
+        }
+      },
+    })),
   );
 }
 
@@ -146,8 +171,16 @@ export function zipSpiderSource(label: string, zip: Uint8Array): SpiderSource {
 export async function spiderSourceFromFiles(label: string, files: readonly GivenFile[]): Promise<SpiderSource> {
   if (files.length === 1) {
     const only = files[0];
-    const data = await bytesOf(only.data);
-    if (looksLikeZip(data.subarray(0, 4))) return zipSpiderSource(normalizePath(only.path).split('/').pop() ?? label, data);
+    // Only the first bytes are read to recognise a zip, and its size is checked before the rest is read.
+    const head = only.data instanceof Uint8Array ? only.data.subarray(0, 4) : await bytesOf(only.data.slice(0, 4));
+    if (looksLikeZip(head)) {
+      const name = normalizePath(only.path).split('/').pop() ?? label;
+      const size = only.data instanceof Uint8Array ? only.data.length : only.data.size;
+      if (size > ZIP_LIMITS.maxZipBytes) {
+        throw new DatasetError(`'${printable(name)}' is ${Math.round(size / 2 ** 20)} MiB, more than the ${ZIP_LIMITS.maxZipBytes / 2 ** 20} MiB a zip may be here. Unzip it and choose the folder instead.`);
+      }
+      return zipSpiderSource(name, await bytesOf(only.data));
+    }
   }
   return fileListSpiderSource(label, files);
 }

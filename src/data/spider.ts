@@ -6,11 +6,15 @@
  * was skipped. A string is a folder path (Node only).
  *
  * - Ids come from the position in each file: `dev-0042`, `train-00042`, `others-0042`, so they are stable.
- * - A question is skipped (and counted by reason) when its database file is missing or unreadable, or its gold SQL
- *   fails, returns no rows, or returns more than MAX_GOLD_ROWS rows.
+ * - A question is skipped (and counted by reason) when its db_id is not a plain name (dbIdProblem: no path, no '..',
+ *   so nothing outside the Spider folder is read), its database file is missing or unreadable, or its gold SQL
+ *   fails, returns no rows, or returns more than MAX_GOLD_ROWS rows; when its gold SQL runs past the per-query time
+ *   limit or crashes the SQL engine (a WASM trap: the database is opened again on a fresh engine and the import goes
+ *   on); or when the import's overall time budget is spent (spider-budget.ts).
  * - Difficulty is Spider's hardness of the parsed `sql` field, or of the SQL text when that field is absent.
  * - Split: `sqlenvSplits` over all kept questions at once (curated databases → train/eval by groups of equal
- *   normalised gold SQL or equal gold result, the rest → heldout); the report counts what moved from the SQL-only rule.
+ *   normalised gold SQL, equal answers or paraphrased texts: split.ts; the rest → heldout); the report counts what
+ *   moved from the SQL-only rule.
  * Databases are run one at a time under one executor key, so memory stays at one database even for full Spider.
  * This module imports nothing from Node, so the page's environment worker runs the same importer.
  */
@@ -19,8 +23,10 @@ import { hasOrderBy } from '../sql/order-by.ts';
 import { DatasetError } from './bundle.ts';
 import { computeGoldResult } from './gold.ts';
 import { hardnessFromSpiderSql, hardnessFromSqlText } from './hardness.ts';
+import { printable } from './printable.ts';
+import { DEFAULT_IMPORT_BUDGET, goldExecutor, type ImportBudget } from './spider-budget.ts';
 import { emptyReport, type ImportReport, type SkipReason } from './spider-report.ts';
-import { checkSpiderSource, spiderDatabaseFile, type SpiderSource } from './spider-source.ts';
+import { checkSpiderSource, dbIdProblem, spiderDatabaseFile, type SpiderSource } from './spider-source.ts';
 import { folderSpiderSource } from './spider-source-node.ts';
 
 // The report's types and formatter, so callers of the importer need one module.
@@ -56,6 +62,10 @@ export interface ImportOptions {
   onProgress?: (done: number, total: number) => void;
   /** Stops the import between two questions (it then rejects with the signal's reason). */
   signal?: AbortSignal;
+  /** Time limits, each defaulting to DEFAULT_IMPORT_BUDGET's. */
+  budget?: Partial<ImportBudget>;
+  /** The clock (ms) the overall budget is measured on; tests pass a fake one. Default `Date.now`. */
+  now?: () => number;
 }
 
 interface PendingQuestion {
@@ -110,14 +120,33 @@ function difficultyOf(example: SpiderExample): Difficulty {
   return hardnessFromSqlText(example.query);
 }
 
+type Opened = { ok: true; tables: string[] } | { ok: false; reason: SkipReason; detail: string };
+
+/** Loads database `dbId` from `source` under IMPORT_KEY and lists its tables; says why not when it cannot. */
+async function openDatabase(source: SpiderSource, executor: SqlExecutor, dbId: string): Promise<Opened> {
+  const path = spiderDatabaseFile(dbId);
+  if ((await source.kind(path)) !== 'file') return { ok: false, reason: 'missing-database', detail: `no file ${printable(path)}` };
+  try {
+    await executor.load(IMPORT_KEY, await source.readBytes(path));
+    // Listed now, before any gold query runs, so a query that breaks the engine cannot take the listing with it.
+    return { ok: true, tables: await executor.tables(IMPORT_KEY) };
+  } catch (e) {
+    return { ok: false, reason: 'unreadable-database', detail: (e as Error).message };
+  }
+}
+
 export async function importSpider(from: SpiderSource | string, executor: SqlExecutor, options: ImportOptions = {}): Promise<{ dataset: Dataset; report: ImportReport }> {
   const curated = options.curated ?? CURATED_DATABASES;
+  const budget: ImportBudget = { ...DEFAULT_IMPORT_BUDGET, ...options.budget };
+  const now = options.now ?? Date.now;
+  const deadline = now() + budget.totalMs;
+  const gold = goldExecutor(executor, budget.queryMs);
   const source = sourceOf(from);
   await checkSpiderSource(source);
 
   // Read every question file present, in SPIDER_FILES order.
   const pending: PendingQuestion[] = [];
-  const report = emptyReport();
+  const report = emptyReport(budget);
   for (const file of SPIDER_FILES) {
     if (!file.required && (await source.kind(file.file)) !== 'file') continue;
     const examples = parseExamples(await source.readText(file.file), file.file);
@@ -128,15 +157,6 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
   }
   report.questions = pending.length;
 
-  // Group by database so each is loaded once; databases in a fixed (code-unit) order.
-  const byDb = new Map<string, PendingQuestion[]>();
-  for (const p of pending) {
-    const list = byDb.get(p.example.db_id);
-    if (list) list.push(p);
-    else byDb.set(p.example.db_id, [p]);
-  }
-  const dbIds = [...byDb.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-
   const kept: Array<{ order: number; question: Omit<Question, 'split'> }> = [];
   const databases: DatabaseEntry[] = [];
   let done = 0;
@@ -144,25 +164,47 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
     report.skipped[reason]++;
     report.skippedQuestions.push({ id: p.id, dbId: p.example.db_id, reason, detail });
   };
+
+  // Group by database so each is loaded once; databases in a fixed (code-unit) order. A db_id that is not a plain
+  // name never becomes a path: its questions are skipped here.
+  const byDb = new Map<string, PendingQuestion[]>();
+  for (const p of pending) {
+    const problem = dbIdProblem(p.example.db_id);
+    if (problem) {
+      skip(p, 'bad-db-id', `db_id '${printable(p.example.db_id)}' is not a plain database name: ${problem}`);
+      options.onProgress?.(++done, pending.length);
+      continue;
+    }
+    const list = byDb.get(p.example.db_id);
+    if (list) list.push(p);
+    else byDb.set(p.example.db_id, [p]);
+  }
+  const dbIds = [...byDb.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+
+  const overBudget: Opened = { ok: false, reason: 'over-budget', detail: `the import's time budget of ${budget.totalMs / 1000} s ran out before this question ran` };
   for (const dbId of dbIds) {
     const questions = byDb.get(dbId) ?? [];
-    const path = spiderDatabaseFile(dbId);
-    let loadProblem: { reason: SkipReason; detail: string } | null = null;
-    if ((await source.kind(path)) !== 'file') loadProblem = { reason: 'missing-database', detail: `no file ${path}` };
-    else {
-      try {
-        await executor.load(IMPORT_KEY, await source.readBytes(path));
-      } catch (e) {
-        loadProblem = { reason: 'unreadable-database', detail: (e as Error).message };
-      }
-    }
+    let opened = now() > deadline ? overBudget : await openDatabase(source, gold.executor, dbId);
+    const tables = opened.ok ? opened.tables : [];
     let keptHere = 0;
     for (const p of questions) {
       options.signal?.throwIfAborted();
-      if (loadProblem) skip(p, loadProblem.reason, loadProblem.detail);
+      if (opened.ok && now() > deadline) opened = overBudget;
+      if (!opened.ok) skip(p, opened.reason, opened.detail);
       else {
-        const outcome = await computeGoldResult(executor, IMPORT_KEY, p.example.query);
-        if (!outcome.ok) skip(p, outcome.tooLarge ? 'too-large' : 'sql-error', outcome.reason);
+        gold.takeFailure();
+        const outcome = await computeGoldResult(gold.executor, IMPORT_KEY, p.example.query);
+        const failure = gold.takeFailure();
+        if (failure === 'crashed') {
+          // The engine that ran it may be broken (a later query of computeGoldResult's may have crashed it too):
+          // open the database again (a worker executor has already replaced its worker); if even that fails, the
+          // database's other questions are skipped as unreadable.
+          const reopened = await openDatabase(source, gold.executor, dbId);
+          opened = reopened.ok ? opened : reopened;
+        }
+        if (!outcome.ok && failure === 'timeout') skip(p, 'timeout', `the gold SQL ran past the ${budget.queryMs / 1000} s limit per query`);
+        else if (!outcome.ok && failure === 'crashed') skip(p, 'engine-crash', outcome.reason);
+        else if (!outcome.ok) skip(p, outcome.tooLarge ? 'too-large' : 'sql-error', outcome.reason);
         else if (outcome.result.rows.length === 0) skip(p, 'empty-result', 'the gold SQL returns no rows');
         else {
           keptHere++;
@@ -174,6 +216,7 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
               question: p.example.question,
               gold: p.example.query,
               goldResult: outcome.result,
+              ...(outcome.ties ? { goldTies: outcome.ties } : {}),
               orderMatters: hasOrderBy(p.example.query),
               difficulty: difficultyOf(p.example),
             },
@@ -182,12 +225,12 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
       }
       options.onProgress?.(++done, pending.length);
     }
-    if (keptHere > 0) databases.push({ id: dbId, file: `db/${dbId}.sqlite`, tables: await executor.tables(IMPORT_KEY) });
+    if (keptHere > 0) databases.push({ id: dbId, file: `db/${dbId}.sqlite`, tables });
   }
 
   // The split needs every kept question at once: a group may join questions from several files.
   const unsplit = kept.sort((a, b) => a.order - b.order).map((k) => k.question);
-  const inputs = unsplit.map((q) => ({ dbId: q.dbId, gold: q.gold, goldRows: q.goldResult.rows }));
+  const inputs = unsplit.map((q) => ({ dbId: q.dbId, question: q.question, gold: q.gold, goldRows: q.goldResult.rows, ...(q.goldTies && { goldTies: q.goldTies }) }));
   const splits = sqlenvSplits(inputs, curated);
   const questions: Question[] = unsplit.map((q, i) => ({ ...q, split: splits[i] }));
   report.splitMoves = splitMoves(inputs, splits, curated);
@@ -209,7 +252,7 @@ export async function importSpider(from: SpiderSource | string, executor: SqlExe
     databases,
     questions,
     loadDatabase: async (dbId) => {
-      if (!known.has(dbId)) throw new DatasetError(`Dataset 'spider' has no database '${dbId}'.`);
+      if (!known.has(dbId)) throw new DatasetError(`Dataset 'spider' has no database '${printable(dbId)}'.`);
       return source.readBytes(spiderDatabaseFile(dbId));
     },
   };

@@ -23,6 +23,15 @@ export interface GoldResult {
   rows: SqlValue[][];
 }
 
+/**
+ * A gold result as tie groups: the result in ORDER BY order is consecutive segments, segment i being any `take` rows
+ * of `pool` (rows tied on every ORDER BY key, projected to the result's columns), in any order among themselves.
+ * Cells are stored as in JSON (BLOBs as `{ "$blob": hex }`), so a bundle carries it unchanged.
+ */
+export interface GoldTies {
+  segments: Array<{ take: number; pool: JsonSqlValue[][] }>;
+}
+
 export interface Question {
   /** Unique within the dataset and stable across imports, e.g. `dev-0042`. */
   id: string;
@@ -31,8 +40,14 @@ export interface Question {
   /** Gold SQL, as written by the dataset's authors. */
   gold: string;
   goldResult: GoldResult;
-  /** Row order of the gold result matters (the gold SQL has ORDER BY), as in Spider's test-suite metric. */
+  /** Row order of the gold result matters (the gold SQL's outer query has ORDER BY), as in Spider's test-suite metric. */
   orderMatters: boolean;
+  /**
+   * The other results the gold SQL may legally return: rows tied on its ORDER BY keys, at a LIMIT cut-off or in
+   * either order (src/data/gold.ts, `goldTies`). Absent when there are none, or when the SQL could not be rewritten
+   * to find them (then only `goldResult` is accepted); bundles made before it existed load without it.
+   */
+  goldTies?: GoldTies;
   difficulty: Difficulty;
   split: Split;
   /**

@@ -1,28 +1,17 @@
 /**
- * Lenient verifier for ANSWER values: reads free text from a person or a model in every plausible way and matches
- * it against the gold result. Over 300 lines because parsing and matching are one contract, kept together.
+ * Lenient verifier for ANSWER values: matches every reading of an answer's free text (src/env/answer-read.ts reads
+ * it) against the gold result and the other results the gold SQL may legally return (ties), and says how it read
+ * the text. The rules, with examples and the measurements behind them, are in docs/answers.md.
  *
- * Cost: reading is linear in the text. The text may be a degenerate model output of 10^6 characters, so there is no
- * regular expression with nested or overlapping quantifiers here; fences, numbers, table rules and quoted cells are
- * hand-written scans (tests/env/parse-linear.test.ts holds every reader to linear growth).
- *
- * Reading (`answerInterpretations`, primary first; `parseAnswer` returns the primary one):
- * - The text is trimmed and a surrounding ``` code fence removed (with its info word alone on the first line, ```json).
- * - JSON: number, string, null → scalar (true/false → 1/0, as SQLite stores them); flat array → list; array of
- *   arrays → rows; array of objects → rows of their values; one object → one row of its values.
- * - Several lines (blank ones dropped): a markdown table (header and |---| line dropped; a header line without the
- *   |---| line is read as data, so it adds a row) → rows; lines that all split
- *   into the same number (≥ 2) of cells by `|`, tab, `,` or `;` → rows; lines that all start with a bullet (-, *, •)
- *   or are numbered 1., 2., … → list without the markers; every line as one value → list.
- * - One line: split by `,`, `;`, `|` or tab (when that gives ≥ 2 cells) → list.
- * - Always: the whole text as one scalar, so "Smith, John" is tried as a scalar AND as a list.
- * - Cells are split quote-aware: a cell that starts with ' or " runs to the matching quote ("Smith, John", 'x').
- * The answer matches when ANY interpretation matches.
- *
- * Matching an interpretation against gold (n rows, m columns):
+ * Matching a reading against gold (n rows, m columns):
  * - scalar ↔ gold 1×1. list ↔ gold n×1 (values as a multiset, in order when order matters) or gold 1×m (values
  *   against the row's cells in any order). rows ↔ gold n×m with the strict verifier's shape rules: some column
  *   permutation, rows as a multiset (a list when order matters), with lenient cells.
+ * - A reading with a header (a first line, or `name: value` labels) counts only when the header names the gold's
+ *   columns (`namesColumns`: case- and space-insensitive, `T1.name` also as `name`, in any order), so a first line is
+ *   never data against one gold and a dropped header against another.
+ * - Ties (`Question.goldTies`): the answer also matches when it is one of the gold SQL's legal results: segment by
+ *   segment in ORDER BY order, each segment's rows a sub-multiset of its pool of tied rows.
  * - Empty gold (no rows) matches an empty JSON list, or a scalar '', 'none', 'null', 'empty', 'no results', 'no rows'.
  *
  * Lenient cell equality (answer cell a, gold cell g):
@@ -43,235 +32,43 @@
  *   So an integer gold accepts only its own value, and a non-integer gold only its roundings to d ≥ max(1, min(2,
  *   decimals(g))) places. Why this is safe on Spider (scripts/near-miss.ts, `goldNumberReport`): no answer the rule
  *   accepts for one number of a gold result is accepted for a distinct neighbouring number of the same result.
- * - NULL (gold NULL or JSON null) matches NULL and the texts 'null', 'none' and '' on the other side.
+ * - NULL (gold NULL, JSON null, Python None) matches NULL and the texts 'null', 'none' and '' on the other side.
  * - A BLOB gold cell matches its lower-case hex, x'hex', or its UTF-8 text.
  *
  * Cost caps (answers are short; these only bound adversarial input): a reading whose shape cannot fit the gold is
  * rejected before its cells are prepared; bags of ≤ 200 rows are matched exactly
  * (bipartite matching); larger ones pair identical rows first and match the rest exactly if ≤ 1000 rows remain, else
- * fail. Without row order at most MAX_COLUMN_PERMUTATIONS column permutations are tried.
+ * fail. Without row order at most MAX_COLUMN_PERMUTATIONS column permutations are tried; tie pools are matched only
+ * while answer rows × pool rows stays under MAX_TIE_PAIRS. Near 500 lines: cells and matching are one contract.
  */
+import { decodeValue } from '../data/gold.ts';
+import type { GoldTies } from '../data/types.ts';
 import type { SqlValue } from '../sql/types.ts';
+import { answerInterpretations, FORMAT_LABEL, isDigitCode, type AnswerCell, type ParsedAnswer } from './answer-read.ts';
 import type { ResultTable } from './verifier.ts';
 import { blobHex } from './verifier.ts';
 
-/** One cell of an answer: text as written, or a number / null from JSON. */
-export type AnswerCell = string | number | null;
-
-export type AnswerFormat = 'json' | 'text' | 'comma' | 'semicolon' | 'pipe' | 'tab' | 'newline' | 'markdown' | 'bullets';
-
-export type ParsedAnswer =
-  | { kind: 'scalar'; format: AnswerFormat; value: AnswerCell }
-  | { kind: 'list'; format: AnswerFormat; values: AnswerCell[] }
-  | { kind: 'rows'; format: AnswerFormat; rows: AnswerCell[][] };
+export { answerInterpretations, parseAnswer, splitCells, type AnswerCell, type AnswerFormat, type ParsedAnswer } from './answer-read.ts';
 
 export interface AnswerVerdict {
   match: boolean;
-  /** The interpretation that matched, or the primary one when none did, e.g. "list (comma-separated)". */
+  /**
+   * How the text was read: the reading that matched, or the primary one when none did, as a shape and a format,
+   * e.g. "2 rows × 1 column (comma-separated)". At most ~100 characters.
+   */
   interpretation: string;
+  /** The first cells of that reading, e.g. "Alice | 30; Bob | 25", at most PREVIEW_CHARS characters. */
+  preview: string;
 }
 
 export const MAX_COLUMN_PERMUTATIONS = 720;
+/** Answer rows × pool rows a tie match may compare; above it only the stored gold result is tried. */
+export const MAX_TIE_PAIRS = 2_000_000;
+const PREVIEW_CHARS = 160;
 const FULL_MATCH_ROWS = 200;
 const MAX_REMAINDER_ROWS = 1000;
 const NULL_WORDS = new Set(['null', 'none', '']);
 const EMPTY_WORDS = new Set(['', 'none', 'null', 'empty', 'no results', 'no rows']);
-const DELIMITERS: ReadonlyArray<[string, AnswerFormat]> = [['|', 'pipe'], ['\t', 'tab'], [',', 'comma'], [';', 'semicolon']];
-const FORMAT_LABEL: Record<AnswerFormat, string> = {
-  json: 'JSON', text: 'plain text', comma: 'comma-separated', semicolon: 'semicolon-separated', pipe: 'pipe-separated',
-  tab: 'tab-separated', newline: 'one per line', markdown: 'markdown table', bullets: 'bulleted',
-};
-
-// ---------------------------------------------------------------------------------------------------------------
-// Reading
-
-/** The primary reading of an answer (the first of `answerInterpretations`). */
-export function parseAnswer(text: string): ParsedAnswer {
-  return answerInterpretations(text)[0];
-}
-
-/** Every plausible reading of an answer, primary first, without duplicates; never empty. */
-export function answerInterpretations(text: string): ParsedAnswer[] {
-  const body = stripFence(text.trim());
-  const out: ParsedAnswer[] = [];
-  const json = readJson(body);
-  if (json) out.push(json);
-  if (!json || json.kind === 'scalar') out.push(...readText(body));
-  out.push({ kind: 'scalar', format: 'text', value: body });
-  const seen = new Set<string>();
-  return out.filter((p) => {
-    const key = p.kind + JSON.stringify(p.kind === 'scalar' ? [p.value] : p.kind === 'list' ? p.values : p.rows);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-/** A short description of a reading, e.g. "rows (pipe-separated)". */
-export function describeAnswer(p: ParsedAnswer): string {
-  return `${p.kind} (${FORMAT_LABEL[p.format]})`;
-}
-
-/**
- * `s` (trimmed) without a surrounding ``` fence: the text between the opening and closing ``` (which may not overlap),
- * trimmed. When the fence spans lines and its first line is one word (```json, ```sql), that word is the info
- * string and is dropped; a one-line fence (```42```) keeps all of its text. String operations only, linear.
- */
-function stripFence(s: string): string {
-  if (s.length < 6 || !s.startsWith('```') || !s.endsWith('```')) return s;
-  const inner = s.slice(3, -3);
-  const newline = inner.indexOf('\n');
-  if (newline !== -1 && isInfoWord(inner.slice(0, newline).trim())) return inner.slice(newline + 1).trim();
-  return inner.trim();
-}
-
-/** A fence's info string: empty, or one word of letters, digits, `_` and `-`. */
-function isInfoWord(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (!(isDigitCode(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45)) return false;
-  }
-  return true;
-}
-
-function isDigitCode(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-/** Whether `c` is one character of white space (what `trim` removes, the same set as a regex's \s). */
-function isSpace(c: string): boolean {
-  return c !== '' && c.trim() === '';
-}
-
-function readJson(body: string): ParsedAnswer | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const scalar = jsonCell(v);
-  if (scalar !== undefined) return { kind: 'scalar', format: 'json', value: scalar };
-  if (Array.isArray(v)) {
-    const values = v.map(jsonCell);
-    if (values.every((c) => c !== undefined)) return { kind: 'list', format: 'json', values };
-    const rows = v.map(jsonRow);
-    if (rows.every((r) => r !== undefined)) return { kind: 'rows', format: 'json', rows };
-    return undefined;
-  }
-  const row = jsonRow(v);
-  return row ? { kind: 'rows', format: 'json', rows: [row] } : undefined;
-}
-
-function jsonCell(v: unknown): AnswerCell | undefined {
-  if (v === null || typeof v === 'number' || typeof v === 'string') return v;
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  return undefined;
-}
-
-/** An array of cells, or a plain object's values, as one row. */
-function jsonRow(v: unknown): AnswerCell[] | undefined {
-  const items: unknown[] | undefined = Array.isArray(v) ? v : v !== null && typeof v === 'object' ? Object.values(v) : undefined;
-  if (!items) return undefined;
-  const cells = items.map(jsonCell);
-  return cells.every((c) => c !== undefined) ? cells : undefined;
-}
-
-function readText(body: string): ParsedAnswer[] {
-  const lines = body.split('\n').map((l) => l.trim()).filter((l) => l !== ''); // trim drops a CRLF's \r
-  const out: ParsedAnswer[] = [];
-  if (lines.length <= 1) {
-    const line = lines[0] ?? '';
-    for (const [delim, format] of DELIMITERS) {
-      const cells = line.includes(delim) ? splitCells(line, delim) : [];
-      if (cells.length >= 2) out.push({ kind: 'list', format, values: cells });
-    }
-    return out;
-  }
-  if (!isTableRule(lines[0]) && isTableRule(lines[1])) out.push({ kind: 'rows', format: 'markdown', rows: lines.slice(2).map((l) => splitCells(l, '|')) });
-  for (const [delim, format] of DELIMITERS) {
-    if (!lines.every((l) => l.includes(delim))) continue;
-    const rows = lines.map((l) => splitCells(l, delim));
-    if (rows.every((r) => r.length >= 2 && r.length === rows[0].length)) out.push({ kind: 'rows', format, rows });
-  }
-  if (lines.every(isBulleted)) out.push({ kind: 'list', format: 'bullets', values: lines.map((l) => l.slice(1).trim()) });
-  if (lines.every((l, i) => l.startsWith(`${i + 1}.`) || l.startsWith(`${i + 1})`))) {
-    out.push({ kind: 'list', format: 'bullets', values: lines.map((l, i) => l.slice(String(i + 1).length + 1).trim()) });
-  }
-  out.push({ kind: 'list', format: 'newline', values: lines });
-  return out;
-}
-
-/** A markdown table's rule line, e.g. `|---|:--:|` or `--- | ---`: cells of ≥ 2 dashes with optional colons. */
-function isTableRule(line: string): boolean {
-  let s = line;
-  if (s.startsWith('|')) s = s.slice(1);
-  if (s.endsWith('|')) s = s.slice(0, -1);
-  if (s === '') return false;
-  return s.split('|').every((cell) => {
-    const c = cell.trim();
-    const from = c.startsWith(':') ? 1 : 0;
-    const to = c.length > from && c.endsWith(':') ? c.length - 1 : c.length;
-    if (to - from < 2) return false;
-    for (let i = from; i < to; i++) if (c[i] !== '-') return false;
-    return true;
-  });
-}
-
-/** A trimmed line that starts with a bullet (-, *, •) and white space. */
-function isBulleted(line: string): boolean {
-  return (line[0] === '-' || line[0] === '*' || line[0] === '•') && line.length > 1 && isSpace(line[1]);
-}
-
-/**
- * Split one line into trimmed cells at `delim`. A cell that starts with ' or " runs to the same quote followed by
- * the delimiter or the end (CSV-like), so "Smith, John" stays one cell; O'Brien has no opening quote and is plain.
- * For `|`, one leading and one trailing pipe (markdown table borders) are dropped first.
- */
-export function splitCells(line: string, delim: string): string[] {
-  let s = line.trim();
-  if (delim === '|') {
-    if (s.startsWith('|')) s = s.slice(1);
-    if (s.endsWith('|')) s = s.slice(0, -1);
-  }
-  const closing = closingQuotes(s, delim);
-  const cells: string[] = [];
-  let i = 0;
-  for (;;) {
-    while (i < s.length && (s[i] === ' ' || (s[i] === '\t' && delim !== '\t'))) i++;
-    let end = -1;
-    const q = s[i];
-    if (q === '"' || q === "'") {
-      const k = (q === '"' ? closing.double : closing.single)[i + 1];
-      if (k !== -1) end = k + 1;
-    }
-    const next = s.indexOf(delim, end === -1 ? i : end);
-    cells.push(s.slice(i, next === -1 ? s.length : next).trim());
-    if (next === -1) return cells;
-    i = next + delim.length;
-  }
-}
-
-/**
- * For each position i of `s`, the first k ≥ i where a double (resp. single) quote closes a cell: the quote is
- * followed by spaces and then the delimiter or the end. One backward pass, so quoted cells cost O(length) in all.
- * Arrays have length + 1 entries; -1 means none.
- */
-function closingQuotes(s: string, delim: string): { double: Int32Array; single: Int32Array } {
-  const n = s.length;
-  const double = new Int32Array(n + 1).fill(-1);
-  const single = new Int32Array(n + 1).fill(-1);
-  let afterSpaces = n; // first position ≥ k + 1 that is not a space
-  for (let k = n - 1; k >= 0; k--) {
-    double[k] = double[k + 1];
-    single[k] = single[k + 1];
-    const closes = afterSpaces === n || s.startsWith(delim, afterSpaces);
-    if (closes && s[k] === '"') double[k] = k;
-    if (closes && s[k] === "'") single[k] = k;
-    if (s[k] !== ' ') afterSpaces = k;
-  }
-  return { double, single };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lenient cells
@@ -439,37 +236,132 @@ function exactKey(p: Prepared): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Matching
 
-/** Lenient match of an ANSWER's text against the gold result: tries every interpretation. */
-export function answerMatches(text: string, gold: ResultTable, orderMatters: boolean): AnswerVerdict {
-  const readings = answerInterpretations(text);
-  const goldCells = gold.rows.map((row) => row.map(prepareGold));
-  const hit = readings.find((p) => interpretationMatches(p, goldCells, orderMatters));
-  return { match: hit !== undefined, interpretation: describeAnswer(hit ?? readings[0]) };
+/** Ties prepared once for matching: per segment, how many rows it takes and its pool of tied rows. */
+interface PreparedSegment {
+  take: number;
+  pool: Prepared[][];
 }
 
-function interpretationMatches(p: ParsedAnswer, gold: Prepared[][], orderMatters: boolean): boolean {
-  const n = gold.length;
-  switch (p.kind) {
-    case 'scalar':
-      if (n === 0) return typeof p.value === 'string' && EMPTY_WORDS.has(normalizeText(p.value));
-      return n === 1 && gold[0].length === 1 && preparedMatch(prepareAnswer(p.value), gold[0][0]);
-    case 'list': {
-      if (n === 0) return p.values.length === 0;
-      // Shapes first, so a huge answer against a small gold costs no preparation.
-      const asColumn = gold[0].length === 1 && p.values.length === n;
-      const asRow = n === 1 && p.values.length === gold[0].length;
-      if (!asColumn && !asRow) return false;
-      const cells = p.values.map(prepareAnswer);
-      if (asColumn && rowsMatch(cells.map((c) => [c]), gold, orderMatters)) return true;
-      return asRow && rowsMatch([cells], gold, false);
-    }
-    case 'rows':
-      if (n === 0) return p.rows.length === 0;
-      if (p.rows.length !== n || !p.rows.every((r) => r.length === gold[0].length)) return false;
-      return rowsMatch(p.rows.map((r) => r.map(prepareAnswer)), gold, orderMatters);
-    default:
-      return p satisfies never;
+/**
+ * Lenient match of an ANSWER's text against the gold result (and, with `ties`, every result the gold SQL may legally
+ * return): tries every reading, and says which one matched, or the primary one when none did.
+ */
+export function answerMatches(text: string, gold: ResultTable, orderMatters: boolean, ties?: GoldTies): AnswerVerdict {
+  const readings = answerInterpretations(text);
+  const goldCells = gold.rows.map((row) => row.map(prepareGold));
+  let segments: PreparedSegment[] | undefined;
+  const tieSegments = (): PreparedSegment[] | undefined =>
+    (segments ??= ties?.segments.map((s) => ({ take: s.take, pool: s.pool.map((row) => row.map((c) => prepareGold(decodeValue(c)))) })));
+  for (const p of readings) {
+    if (p.header && !namesColumns(p.header, gold.columns)) continue;
+    const table = matchedTable(p, goldCells, orderMatters, ties ? tieSegments : () => undefined);
+    if (table) return { match: true, ...describeReading(p, table) };
   }
+  return { match: false, ...describeReading(readings[0]) };
+}
+
+/** The reading as the answer table that matched (cells as written), or undefined when it does not match. */
+function matchedTable(p: ParsedAnswer, gold: Prepared[][], orderMatters: boolean, ties: () => PreparedSegment[] | undefined): AnswerCell[][] | undefined {
+  const n = gold.length;
+  if (n === 0) {
+    const empty = p.kind === 'scalar' ? typeof p.value === 'string' && EMPTY_WORDS.has(normalizeText(p.value)) : p.kind === 'list' ? p.values.length === 0 : p.rows.length === 0;
+    return empty ? [] : undefined;
+  }
+  const m = gold[0].length;
+  // Shapes first, so a huge answer against a small gold costs no preparation.
+  const candidates: AnswerCell[][][] = [];
+  if (p.kind === 'scalar' && n === 1 && m === 1) candidates.push([[p.value]]);
+  if (p.kind === 'list' && m === 1 && p.values.length === n) candidates.push(p.values.map((v) => [v]));
+  if (p.kind === 'list' && n === 1 && p.values.length === m) candidates.push([p.values]);
+  if (p.kind === 'rows' && p.rows.length === n && p.rows.every((r) => r.length === m)) candidates.push(p.rows);
+  return candidates.find((table) => {
+    const cells = table.map((r) => r.map(prepareAnswer));
+    if (rowsMatch(cells, gold, orderMatters && n > 1)) return true;
+    const segments = ties();
+    return segments !== undefined && tiesMatch(cells, segments);
+  });
+}
+
+/**
+ * Whether a header's cells name the result's columns, in any order: each cell equals a distinct column's name up to
+ * case and spaces, or its name without a table qualifier (`T1.name` → `name`).
+ */
+export function namesColumns(header: readonly string[], columns: readonly string[]): boolean {
+  if (header.length !== columns.length) return false;
+  const key = (s: string): string => normalizeText(s).split(' ').join('');
+  const h = header.map(key);
+  const c = columns.map((name) => {
+    const k = key(name);
+    const dot = k.indexOf('.');
+    const qualified = dot > 0 && !k.includes('(') && [...k.slice(0, dot)].every((ch) => /\w/.test(ch));
+    return qualified ? [k, k.slice(dot + 1)] : [k];
+  });
+  return perfectMatching(range(h.length), range(c.length), (i, j) => c[j].includes(h[i]));
+}
+
+/** A reading as "2 rows × 1 column (comma-separated)" and a preview of its first cells. */
+function describeReading(p: ParsedAnswer, table?: AnswerCell[][]): { interpretation: string; preview: string } {
+  const rows = table ?? (p.kind === 'scalar' ? [[p.value]] : p.kind === 'rows' ? p.rows : undefined);
+  const plural = (k: number, word: string): string => `${k} ${word}${k === 1 ? '' : 's'}`;
+  const shape =
+    rows === undefined
+      ? plural(p.kind === 'list' ? p.values.length : 0, 'value')
+      : rows.length === 0
+        ? 'no rows'
+        : `${plural(rows.length, 'row')} × ${plural(rows[0].length, 'column')}`;
+  const header = p.format === 'labelled' ? ', labels naming the columns' : ', first line as the header';
+  const format = `${FORMAT_LABEL[p.format]}${p.header ? header : ''}`;
+  const shown = (c: AnswerCell): string => {
+    const s = c === null ? 'NULL' : String(c).slice(0, 64).split(/\s+/).join(' ');
+    return s.length > 24 ? `${s.slice(0, 23)}…` : s;
+  };
+  const lines = (rows ?? (p.kind === 'list' ? p.values.map((v) => [v]) : [])).slice(0, 4).map((r) => r.slice(0, 6).map(shown).join(' | '));
+  let preview = lines.join('; ');
+  if (preview.length > PREVIEW_CHARS) preview = `${preview.slice(0, PREVIEW_CHARS - 1)}…`;
+  else if ((rows?.length ?? (p.kind === 'list' ? p.values.length : 0)) > 4) preview += '; …';
+  return { interpretation: `${shape} (${format})`, preview };
+}
+
+/** The environment's sentence for a verdict: "correct. Read as 1 row × 1 column (JSON): 6". */
+export function describeVerdict(v: AnswerVerdict): string {
+  return `${v.match ? 'correct' : 'incorrect'}. Read as ${v.interpretation}${v.preview === '' ? '' : `: ${v.preview}`}`;
+}
+
+/**
+ * Ties: the answer rows, cut into the segments' lengths in order, are each a sub-multiset of the segment's pool
+ * under some column permutation (the same for all rows).
+ */
+function tiesMatch(ans: Prepared[][], segments: PreparedSegment[]): boolean {
+  const n = ans.length;
+  if (segments.reduce((s, g) => s + g.take, 0) !== n) return false;
+  if (segments.reduce((s, g) => s + g.take * g.pool.length, 0) > MAX_TIE_PAIRS) return false;
+  const m = ans[0].length;
+  if (segments.some((g) => g.pool.some((r) => r.length !== m))) return false;
+  const perm = new Array<number>(m);
+  const used = new Uint8Array(m);
+  let tried = 0;
+  const check = (): boolean => {
+    let at = 0;
+    return segments.every(({ take, pool }) => {
+      const from = at;
+      at += take;
+      const ok = (a: number, g: number): boolean => pool[g].every((cell, i) => preparedMatch(ans[from + a][perm[i]], cell));
+      return saturatingMatching(range(take), range(pool.length), ok);
+    });
+  };
+  const assign = (i: number): boolean => {
+    if (i === m) return ++tried <= MAX_COLUMN_PERMUTATIONS && check();
+    for (let j = 0; j < m; j++) {
+      if (used[j]) continue;
+      used[j] = 1;
+      perm[i] = j;
+      if (assign(i + 1)) return true;
+      used[j] = 0;
+      if (tried >= MAX_COLUMN_PERMUTATIONS) return false;
+    }
+    return false;
+  };
+  return assign(0);
 }
 
 /** Same shape, then some column permutation under which rows agree (as a bag, or a list when order matters). */
@@ -539,9 +431,14 @@ function bagMatch(ans: Prepared[][], gold: Prepared[][], perm: number[]): boolea
   return restA.length <= MAX_REMAINDER_ROWS && perfectMatching(restA, restG, ok);
 }
 
-/** Whether every `left` item can be paired with a distinct `right` item under `ok` (Kuhn's augmenting paths). */
+/** Whether `left` and `right` can be paired one to one under `ok`. */
 function perfectMatching(left: number[], right: number[], ok: (l: number, r: number) => boolean): boolean {
-  if (left.length !== right.length) return false;
+  return left.length === right.length && saturatingMatching(left, right, ok);
+}
+
+/** Whether every `left` item can be paired with a distinct `right` item under `ok` (Kuhn's augmenting paths). */
+function saturatingMatching(left: number[], right: number[], ok: (l: number, r: number) => boolean): boolean {
+  if (left.length > right.length) return false;
   const adj = left.map((l) => right.flatMap((r, k) => (ok(l, r) ? [k] : [])));
   const owner = new Int32Array(right.length).fill(-1);
   let seen = new Uint8Array(right.length);

@@ -11,9 +11,10 @@
  * Start state: `reset` picks a question (by id, or seeded from a split/difficulty/database filter) and opens a
  *   fresh read-only copy of its database, so no episode sees another's changes.
  * Reward: correctness + progress + operational, each in `info.components`, weighted (rewards.ts has the formulas
- *   and properties). Shaping is paid along the way and settled on the step that answers correctly, so a correct
- *   episode of L steps returns w_c − w_o·0.01·(L − 1) whatever it did before; progress comes only from queries that
- *   read the database's rows, never from values the query wrote itself.
+ *   and properties, docs/rewards.md their arguments). Every step costs 0.01 (repeats and errors more); progress is
+ *   the rise of the potential Φ = best closeness so far, where a result's closeness counts only as far as it agrees
+ *   with the gold on the database and on perturbed copies of it (closeness.ts). A correct answer settles: a correct
+ *   episode of L steps returns w_c − w_o·0.01·(L − 1) whatever it did before; a wrong one costs one step and keeps Φ.
  * Episode end: an ANSWER terminates; running out of the step budget (default 10) truncates.
  * Bounds: every value is clipped by the SQL worker before it arrives (src/sql/limits.ts); the observation text, the
  *   result kept in `observation.result` and the echoed action are bounded there too, so no step can flood a caller.
@@ -23,23 +24,32 @@
  *        information bonus only from queries that read rows (literals blanked), DESCRIBE/SAMPLE bonus only for the
  *        gold SQL's tables, repeats compared after normalising SQL and never raising the potential; every value
  *        bounded end to end.
+ *   v3 — closeness measured on the database's content (Spider's test-suite idea): a QUERY or SAMPLE result earns
+ *        closeness only as far as it agrees with the gold on the database and on four seeded perturbed copies
+ *        (rows removed, values changed, both, columns shuffled; fresh connections; no trigger fired), because v2's
+ *        empty twin and literal blanking were beaten by connection-state functions, dressed literals and gated
+ *        guesses, and refused honest golds that answer 0 or NULL. Nothing is paid for activity (v2's +0.02 per
+ *        new result paid spam): every step costs STEP_COST, and a wrong ANSWER costs one step and keeps Φ, so
+ *        answering never loses to stalling. The weight check is exact. Observations list at most
+ *        `maxObservationTables` tables.
  */
 import type { Dataset, Question } from '../data/types.ts';
 import { createRng, pick } from '../data/rng.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
+import { quoteIdentifier } from '../sql/quote.ts';
 import { SqlError, type QueryResult } from '../sql/types.ts';
-import { actionKey } from './action-key.ts';
+import { actionKey, normalizeSqlForRepeat } from './action-key.ts';
 import { formatAction, normalizeAction, type Action, type ActionInput, type ParsedAction } from './actions.ts';
-import { answerMatches } from './answer.ts';
+import { answerMatches, describeVerdict } from './answer.ts';
 import { formatDescribe, formatTable } from './format.ts';
-import { blankLiteralCells, tablesNamedBy } from './provenance.ts';
 import { boundedResultView, clipText } from './result-view.ts';
+import { closenessOnCopies } from './closeness.ts';
 import { OPERATIONAL, progressReward, settlementComponents, totalReward, validateRewardWeights, type OperationalOutcome, type RewardComponents } from './rewards.ts';
 import { resultSimilarity } from './similarity.ts';
 import { valueKey } from './verifier.ts';
 import { DEFAULT_ENV_CONFIG, type EnvConfig, type EnvState, type Observation, type ResetOptions, type ResetResult, type ResultView, type StepOutcome, type StepResult } from './types.ts';
 
-export const ENV_VERSION = 2;
+export const ENV_VERSION = 3;
 
 export class EnvUsageError extends Error {
   constructor(message: string) {
@@ -67,7 +77,7 @@ interface Episode {
   dbKey: string;
   tables: string[];
   stepsUsed: number;
-  /** Φ: best similarity so far of a rows-reading QUERY result (literals blanked) to the gold result. */
+  /** Φ: best closeness so far of a QUERY or SAMPLE result to the gold (closeness.ts). */
   bestSimilarity: number;
   /** Σ operational reward paid so far, refunded by the settlement of a correct answer. */
   operationalSoFar: number;
@@ -76,8 +86,6 @@ interface Episode {
   truncated: boolean;
   actionsSeen: Set<string>;
   resultsSeen: Set<string>;
-  /** Lower-cased names of the tables whose first DESCRIBE/SAMPLE pays: the gold SQL's (all of them in free play). */
-  relevantTables: Set<string>;
 }
 
 /**
@@ -149,7 +157,6 @@ export class SqlEnv {
     }
     await this.executor.load(dbKey, bytes);
     const tables = await this.executor.tables(dbKey);
-    const relevant = question.freePlay ? tables : tablesNamedBy(question.gold, tables);
     this.episode = {
       question,
       seed,
@@ -163,17 +170,17 @@ export class SqlEnv {
       truncated: false,
       actionsSeen: new Set(),
       resultsSeen: new Set(),
-      relevantTables: new Set(relevant.map((t) => t.toLowerCase())),
     };
+    const shown = this.shownTables(tables);
     const text = [
       `Question: ${question.question}`,
       `Database: ${question.dbId}`,
-      `Tables: ${tables.join(', ')}`,
+      `Tables: ${this.tableList(tables)}`,
       'Actions: DESCRIBE <table> | SAMPLE <table> | QUERY <one SELECT statement> | ANSWER <value>',
       `Steps left: ${this.config.budget}`,
     ].join('\n');
     return {
-      observation: { text, question: question.question, dbId: question.dbId, tables, stepsLeft: this.config.budget },
+      observation: { text, question: question.question, dbId: question.dbId, tables: shown, ...(shown.length < tables.length && { tablesNotShown: tables.length - shown.length }), stepsLeft: this.config.budget },
       info: { seed, questionId: question.id, difficulty: question.difficulty, split: question.split },
     };
   }
@@ -202,7 +209,8 @@ export class SqlEnv {
       text: `> ${clipText(formatAction(action), this.config.maxActionEchoChars)}\n${effect.body}\nSteps left: ${stepsLeft}${ending}`,
       question: episode.question.question,
       dbId: episode.question.dbId,
-      tables: episode.tables,
+      tables: this.shownTables(episode.tables),
+      ...(episode.tables.length > this.config.maxObservationTables && { tablesNotShown: episode.tables.length - this.config.maxObservationTables }),
       stepsLeft,
       ...(effect.result && { result: effect.result }),
       ...(effect.table && { table: effect.table }),
@@ -244,15 +252,41 @@ export class SqlEnv {
     return effect;
   }
 
+  /** The tables an observation lists: the first `maxObservationTables` (a database may have 20,000). */
+  private shownTables(tables: string[]): string[] {
+    return tables.length <= this.config.maxObservationTables ? tables : tables.slice(0, this.config.maxObservationTables);
+  }
+
+  /** The table list of an observation's text, saying how many more there are when it is cut. */
+  private tableList(tables: string[]): string {
+    const shown = this.shownTables(tables);
+    const more = tables.length - shown.length;
+    return more > 0 ? `${shown.join(', ')} … and ${more} more (DESCRIBE works on any of them)` : tables.join(', ');
+  }
+
   private unknownTable(episode: Episode, table: string): StepEffect | null {
     if (episode.tables.some((t) => t.toLowerCase() === table.toLowerCase())) return null;
-    const error = `Unknown table '${clipText(table, 100)}'. Tables: ${episode.tables.join(', ')}.`;
+    const error = `Unknown table '${clipText(table, 100)}'. Tables: ${this.tableList(episode.tables)}.`;
     return { body: `Error: ${error}`, outcome: 'error', pay: 'error', error };
   }
 
-  /** What a first look at a table earns: information only when the question's gold SQL reads that table. */
-  private lookPay(episode: Episode, table: string): OperationalOutcome {
-    return episode.relevantTables.has(table.toLowerCase()) ? 'newInformation' : 'nothingNew';
+  /**
+   * The closeness of a result `sql` gave on the database (closeness.ts). The copies are consulted only when the
+   * result could raise Φ: its similarity on the database is an upper bound of its closeness, so a result at or
+   * below Φ (or a repeat, which never raises Φ) cannot pay and is reported with that upper bound.
+   */
+  private async closenessOf(episode: Episode, sql: string, result: QueryResult, repeated: boolean): Promise<number> {
+    const { question } = episode;
+    if (question.freePlay || result.truncated) return 0;
+    const real = resultSimilarity(result, question.goldResult, question.orderMatters);
+    if (real === 0 || repeated || real <= episode.bestSimilarity) return real;
+    try {
+      const run = await this.executor.runOnCopies(episode.dbKey, sql, question.gold, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs });
+      return closenessOnCopies(result, real, run, question.goldResult, question.orderMatters, normalizeSqlForRepeat(sql) === normalizeSqlForRepeat(question.gold));
+    } catch {
+      // The copies could not judge (a time limit, a crash): nothing is verified, nothing is paid.
+      return 0;
+    }
   }
 
   private async run(episode: Episode, action: Action, repeated: boolean): Promise<StepEffect> {
@@ -264,38 +298,38 @@ export class SqlEnv {
           const unknown = this.unknownTable(episode, action.table);
           if (unknown) return unknown;
           const table = await this.executor.describe(episode.dbKey, action.table);
-          return { body: formatDescribe(table), outcome: 'ok', pay: this.lookPay(episode, table.name), table };
+          return { body: formatDescribe(table), outcome: 'ok', pay: 'step', table };
         }
         case 'SAMPLE': {
           const unknown = this.unknownTable(episode, action.table);
           if (unknown) return unknown;
           const sample = await this.executor.sample(episode.dbKey, action.table, this.config.sampleRows);
           const result = boundedResultView(sample.columns, sample.rows, sample.rows.length, view);
-          return { body: formatTable(sample.columns, sample.rows, sample.rows.length, limits, { clippedCells: sample.clippedCells, truncatedBy: sample.truncatedBy }), outcome: 'ok', pay: this.lookPay(episode, action.table), result };
+          // A sample's rows are the database's content: they count toward closeness as the same SELECT would.
+          const name = episode.tables.find((t) => t.toLowerCase() === action.table.toLowerCase()) ?? action.table;
+          const similarity = await this.closenessOf(episode, `SELECT * FROM ${quoteIdentifier(name)} LIMIT ${this.config.sampleRows}`, sample, repeated);
+          if (!repeated) episode.bestSimilarity = Math.max(episode.bestSimilarity, similarity);
+          return { body: formatTable(sample.columns, sample.rows, sample.rows.length, limits, { clippedCells: sample.clippedCells, truncatedBy: sample.truncatedBy }), outcome: 'ok', pay: 'step', result, similarity };
         }
         case 'QUERY': {
-          const full = await this.executor.query(episode.dbKey, action.sql, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs, compareWithEmpty: true });
+          const full = await this.executor.query(episode.dbKey, action.sql, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs });
           const totalRows = full.truncated ? null : full.rows.length;
           const body = formatTable(full.columns, full.rows, totalRows, limits, { clippedCells: full.clippedCells, truncatedBy: full.truncatedBy });
           const result = boundedResultView(full.columns, full.rows, totalRows, view);
-          const own = blankLiteralCells(full, action.sql);
-          if (!full.readsData || own.allLiteral) {
-            const why = full.readsData ? 'every value in it is a literal written in the query' : 'the same statement gives it on an empty copy of the database';
-            return { body: `${body}\n(This result shows nothing from the database: ${why}. It earns nothing.)`, outcome: 'content-free', pay: 'nothingNew', result, similarity: 0 };
-          }
-          const similarity = full.truncated || episode.question.freePlay ? 0 : resultSimilarity(own.table, episode.question.goldResult, episode.question.orderMatters);
+          const similarity = await this.closenessOf(episode, action.sql, full, repeated);
           // A repeat never raises the potential, even when its normalised key is shared with an earlier statement
           // that failed (see action-key.ts), so repeats earn exactly 0 progress.
           if (!repeated) episode.bestSimilarity = Math.max(episode.bestSimilarity, similarity);
           const fingerprint = resultFingerprint(full);
           const isNew = !episode.resultsSeen.has(fingerprint);
           episode.resultsSeen.add(fingerprint);
-          return { body, outcome: isNew ? 'ok' : 'nothing-new', pay: isNew ? 'newInformation' : 'nothingNew', result, similarity };
+          return { body, outcome: isNew ? 'ok' : 'nothing-new', pay: 'step', result, similarity };
         }
         case 'ANSWER': {
-          if (episode.question.freePlay) return { body: 'Answer noted. Free play has no gold answer, so there is no correctness reward.', outcome: 'ok', pay: 'nothingNew', correct: false };
-          const verdict = answerMatches(action.value, episode.question.goldResult, episode.question.orderMatters);
-          return { body: verdict.match ? 'Answer submitted: correct.' : 'Answer submitted: incorrect.', outcome: 'ok', pay: 'nothingNew', correct: verdict.match };
+          if (episode.question.freePlay) return { body: 'Answer noted. Free play has no gold answer, so there is no correctness reward.', outcome: 'ok', pay: 'step', correct: false };
+          // The observation says how the text was read, right or wrong, so an agent or a person can see why.
+          const verdict = answerMatches(action.value, episode.question.goldResult, episode.question.orderMatters, episode.question.goldTies);
+          return { body: `Answer submitted: ${describeVerdict(verdict)}`, outcome: 'ok', pay: 'step', correct: verdict.match };
         }
         default:
           return action satisfies never;

@@ -1,39 +1,37 @@
 /**
- * Reward parts, pure functions (environment v2). Three named components per step, reported separately and summed
+ * Reward parts, pure functions (environment v3). Three named components per step, reported separately and summed
  * with weights w = (w_c, w_p, w_o):
  *
  *   Along the way (every step that does not end the episode with a correct ANSWER):
  *     correctness_t = 0
- *     progress_t    = Φ_t − Φ_{t−1}, Φ_t = best similarity so far (0..1) between the gold result and a QUERY result
- *                     that READ THE DATABASE (it differs from the same statement's result on an empty copy of the
- *                     database) with the cells the statement wrote as literals blanked; Φ_0 = 0. It telescopes and
- *                     a query that does not beat the best so far (a repeat included) earns exactly 0.
- *     operational_t = +0.02 new information: the first DESCRIBE/SAMPLE of a table the question's gold SQL reads,
- *                           a QUERY that read the database and gave a result not seen before
- *                      0    nothing new: another table, a result already seen, a query that read no rows
- *                           (`SELECT 5`), a wrong ANSWER
+ *     progress_t    = Φ_t − Φ_{t−1}, Φ_t = best closeness so far (0..1) of a QUERY or SAMPLE result to the gold;
+ *                     Φ_0 = 0. closeness = min over the database and its perturbed copies of similarity(result_c,
+ *                     gold_c), gold_c = the gold SQL run on copy c (closeness.ts). It telescopes; a step that does not
+ *                     beat the best so far (a repeat included) earns exactly 0.
+ *     operational_t = −STEP_COST (−0.01) every step: DESCRIBE, SAMPLE, QUERY, a wrong ANSWER
  *                     −0.02 a repeat (actions compared after normalising case, spacing, quoting and `AS`)
  *                     −0.05 an error (invalid action, unknown table, SQL error, refused or timed-out query)
  *   Settlement, on the step that answers correctly (step L of the episode):
  *     correctness_L = 1
  *     progress_L    = −Φ_{L−1}                                  (the potential is cleared: Σ progress = 0)
- *     operational_L = −Σ_{t<L} operational_t − STEP_COST·(L−1)  (shaping refunded, a cost per extra step)
+ *     operational_L = −Σ_{t<L} operational_t − STEP_COST·(L−1)  (penalties refunded, a cost per extra step)
  *
  *   reward_t = w_c·correctness_t + w_p·progress_t + w_o·operational_t
  *
  * So a correct episode of L steps returns exactly   C(L) = w_c − w_o·STEP_COST·(L − 1),
- * and an episode without a correct answer returns   F = w_p·Φ_T + w_o·Σ_t operational_t  ≤ w_p + w_o·0.02·budget.
+ * and an episode without a correct answer returns   F = w_p·Φ_T + w_o·Σ_t operational_t, with every operational_t
+ * ≤ −STEP_COST: nothing is paid for activity.
  *
- * The properties (README "Rewards"; `rewardPropertyViolations` checks a weight setting, tests/env check trajectories):
- *   1. Correct dominates: min C = C(budget) > max F, enforced for every accepted weight setting.
- *   2. No pay for padding: inserting an action into a correct episode makes it longer, and C is non-increasing.
- *      Content-free steps (a query that reads no rows, a literal guess, a repeat, an invalid action) earn ≤ 0 and
- *      never progress.
- *   3. Earlier is better: C(L) is non-increasing in L (strictly when w_o > 0).
- *   4. Progress only from the database, potential-based (Ng, Harada & Russell 1999): along the way it telescopes,
- *      and it is cleared when the episode succeeds, so shaping cannot change which behaviour is best (answering
- *      correctly in the fewest steps); it only orders the episodes that end without a correct answer.
- *   5. Dense signal: among failures, reading the gold SQL's tables and getting closer to the gold result pay.
+ * The properties (docs/rewards.md argues each; `rewardPropertyViolations` checks a weight setting exactly; tests/env
+ * check trajectories):
+ *   1. Correct dominates: min C = C(budget) > max F, checked in exact rational arithmetic for every accepted setting.
+ *   2. Progress only from the database's content: a result earns closeness only as far as it agrees with the gold
+ *      on the database and on every perturbed copy, so a literal (any spelling), connection state or randomness
+ *      earns nothing by construction; the gold SQL run verbatim earns 1.
+ *   3. No pay for activity: every step costs; content-free, repeated and invalid actions never raise a return.
+ *   4. Answering never loses to stalling: a wrong answer costs one step and keeps Φ, and any continuation costs at
+ *      least one step, so answering now ≥ any continuation that never answers and gains no closeness.
+ *   5. Earlier is better (C non-increasing in L) and no pay for padding (an inserted step makes L larger).
  */
 
 export interface RewardWeights {
@@ -44,16 +42,15 @@ export interface RewardWeights {
 
 export const DEFAULT_REWARD_WEIGHTS: RewardWeights = { correctness: 1, progress: 0.2, operational: 1 };
 
-/** Operational reward of a step by outcome, unweighted. */
+/** What every step costs (operationally), and what a correct episode is charged per step beyond its first. */
+export const STEP_COST = 0.01;
+
+/** Operational reward of a step by outcome, unweighted: every step costs, repeats and errors cost more. */
 export const OPERATIONAL = {
-  newInformation: 0.02,
-  nothingNew: 0,
+  step: -STEP_COST,
   repeat: -0.02,
   error: -0.05,
 } as const;
-
-/** Operational cost of each step a correct episode takes beyond its first (charged at the settlement). */
-export const STEP_COST = 0.01;
 
 export type OperationalOutcome = keyof typeof OPERATIONAL;
 
@@ -86,9 +83,14 @@ export function correctEpisodeReturn(weights: RewardWeights, length: number): nu
   return weights.correctness - weights.operational * STEP_COST * (length - 1);
 }
 
-/** The largest return an episode of at most `budget` steps can collect without a correct answer. */
+/**
+ * The largest return an episode of at most `budget` steps can collect without a correct answer (weights ≥ 0):
+ * every failed episode takes at least one step; a wrong answer at step 1 has Φ = 0 (nothing was read yet), so Φ = 1
+ * costs one step before an answer (two steps in all) or ends the episode at the budget:
+ *   F_max = max(−w_o·c, w_p − w_o·c·min(budget, 2)),  c = STEP_COST.
+ */
 export function maxReturnWithoutCorrectAnswer(weights: RewardWeights, budget: number): number {
-  return weights.progress * 1 + weights.operational * OPERATIONAL.newInformation * budget;
+  return Math.max(-weights.operational * STEP_COST, weights.progress - weights.operational * STEP_COST * Math.min(budget, 2));
 }
 
 /** The smallest return of a correct episode within `budget` steps: C(budget). */
@@ -103,10 +105,47 @@ export class RewardConfigError extends Error {
   }
 }
 
+/** An exact rational n/d (d > 0). Every finite JS number is one with d a power of two. */
+export interface Fraction {
+  n: bigint;
+  d: bigint;
+}
+
+/** `x` exactly: doubling a finite double is exact, and a non-integer double becomes an integer within 1,074 doublings. */
+export function exactFraction(x: number): Fraction {
+  let v = x;
+  let shift = 0n;
+  while (!Number.isInteger(v)) {
+    v *= 2;
+    shift++;
+  }
+  return { n: BigInt(v), d: 1n << shift };
+}
+
+const frac = (n: bigint, d: bigint): Fraction => ({ n, d });
+const sub = (a: Fraction, b: Fraction): Fraction => frac(a.n * b.d - b.n * a.d, a.d * b.d);
+const mul = (a: Fraction, b: Fraction): Fraction => frac(a.n * b.n, a.d * b.d);
+const greater = (a: Fraction, b: Fraction): boolean => a.n * b.d > b.n * a.d;
+/** STEP_COST as the exact 1/100 it stands for (the double 0.01 is not exactly 1/100). */
+const EXACT_STEP_COST = frac(1n, 100n);
+
+/** C(budget) − F_max in exact arithmetic, as [numerator, denominator]: positive exactly when correct dominates. */
+export function exactDominanceMargin(weights: RewardWeights, budget: number): Fraction {
+  const wc = exactFraction(weights.correctness);
+  const wp = exactFraction(weights.progress);
+  const wo = exactFraction(weights.operational);
+  const cost = (steps: number) => mul(wo, mul(EXACT_STEP_COST, frac(BigInt(steps), 1n)));
+  const worstCorrect = sub(wc, cost(budget - 1));
+  const answerAtOnce = sub(frac(0n, 1n), cost(1));
+  const readThenFail = sub(wp, cost(Math.min(budget, 2)));
+  const bestFailure = greater(answerAtOnce, readThenFail) ? answerAtOnce : readThenFail;
+  return sub(worstCorrect, bestFailure);
+}
+
 /**
  * Which of the reward properties a weight setting breaks at this step budget, as sentences with a fix; empty when
- * it keeps them all. Negative weights would turn penalties into pay (content-free actions earning) and make later
- * correct answers worth more; a correctness weight at or below the best failure breaks "correct dominates".
+ * it keeps them all. Negative weights would turn costs into pay and make later correct answers worth more; "correct
+ * dominates" is decided exactly (exactDominanceMargin), so a tie at the edge is refused, not rounded either way.
  */
 export function rewardPropertyViolations(weights: RewardWeights, budget: number): string[] {
   const out: string[] = [];
@@ -115,11 +154,12 @@ export function rewardPropertyViolations(weights: RewardWeights, budget: number)
   }
   if (!Number.isInteger(budget) || budget < 1) out.push(`The step budget must be a whole number ≥ 1, got ${budget}.`);
   if (out.length > 0) return out;
-  const worstCorrect = minCorrectReturn(weights, budget);
-  const bestFailure = maxReturnWithoutCorrectAnswer(weights, budget);
-  if (worstCorrect <= bestFailure) {
+  const margin = exactDominanceMargin(weights, budget);
+  if (margin.n <= 0n) {
+    const worstCorrect = minCorrectReturn(weights, budget);
+    const bestFailure = maxReturnWithoutCorrectAnswer(weights, budget);
     out.push(
-      `With these weights and ${budget} steps an episode without a correct answer could return ${bestFailure.toFixed(3)}, as much as a correct answer in ${budget} steps (${worstCorrect.toFixed(3)}). Raise the correctness weight above ${(bestFailure + weights.operational * STEP_COST * (budget - 1)).toFixed(3)} or lower progress/operational.`,
+      `With these weights and ${budget} steps an episode without a correct answer could return ${bestFailure.toFixed(3)}, at least as much as a correct answer in ${budget} steps (${worstCorrect.toFixed(3)}). Raise the correctness weight above ${(bestFailure + weights.operational * STEP_COST * (budget - 1)).toFixed(3)} or lower progress/operational.`,
     );
   }
   return out;

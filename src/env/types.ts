@@ -28,6 +28,11 @@ export interface EnvConfig {
   verifyRows: number;
   /** Time limit of one QUERY, in milliseconds. */
   queryTimeoutMs: number;
+  /**
+   * Tables an observation lists (reset text, `observation.tables`, the unknown-table error); the rest are counted
+   * (`tablesNotShown`) and stay usable by name. A database may hold 20,000 tables; Spider's hold at most a few dozen.
+   */
+  maxObservationTables: number;
   weights: RewardWeights;
 }
 
@@ -43,6 +48,7 @@ export const DEFAULT_ENV_CONFIG: EnvConfig = {
   maxActionEchoChars: VALUE_LIMITS.actionEchoChars,
   verifyRows: VALUE_LIMITS.rows,
   queryTimeoutMs: 2_000,
+  maxObservationTables: 100,
   weights: { ...DEFAULT_REWARD_WEIGHTS },
 };
 
@@ -70,7 +76,10 @@ export interface Observation {
   text: string;
   question: string;
   dbId: string;
+  /** The database's tables, the first `maxObservationTables` of them. */
   tables: string[];
+  /** Tables not listed in `tables` (absent when all are listed). */
+  tablesNotShown?: number;
   stepsLeft: number;
   /** Rows shown by a SAMPLE or QUERY step. */
   result?: ResultView;
@@ -81,8 +90,10 @@ export interface Observation {
 }
 
 /**
- * How a step went: 'ok' (it showed something), 'nothing-new' (a result already seen), 'content-free' (a query
- * whose result does not depend on the database's rows), 'repeat' (the same action again), 'error'.
+ * How a step went: 'ok' (it showed something), 'nothing-new' (a QUERY result already seen), 'repeat' (the same
+ * action again), 'error'. Since v3 the outcome no longer decides the pay (every step costs the same STEP_COST, a
+ * repeat and an error more); 'content-free' is kept in the union for transcripts recorded by v2 and is no longer
+ * produced.
  */
 export type StepOutcome = 'ok' | 'nothing-new' | 'content-free' | 'repeat' | 'error';
 
@@ -97,7 +108,12 @@ export interface StepInfo {
   truncated: boolean;
   /** Verdict of an ANSWER step; null on other steps. */
   correct: boolean | null;
-  /** Similarity of this QUERY's result to the gold result; null on other steps. */
+  /**
+   * Closeness of this QUERY's or SAMPLE's result to the gold (closeness.ts); null on other steps. When the result
+   * could not raise Φ (its similarity on the database itself is 0 or at most Φ, or the step is a repeat), the
+   * perturbed copies are not consulted and this is the similarity on the database itself: an upper bound of the
+   * closeness, which cannot pay either way.
+   */
   similarity: number | null;
   /** Φ after this step. */
   bestSimilarity: number;

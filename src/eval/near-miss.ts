@@ -7,6 +7,8 @@
  * A near miss is kept only when it is truly different: Spider's strict metric (`executionMatch`) rejects it, AND it
  * still differs after the changes the lenient verifier ignores by design (case, spacing, surrounding quotes, a number
  * written as text, binary noise in a gold float) — so "Smith " truncated to "Smith" is not counted as a wrong answer.
+ * A change that gives another result the gold SQL may legally return (rows tied on its ORDER BY keys, `goldTies`)
+ * is a right answer, not a near miss, and is dropped too (`isLegalTieResult`, checked strictly, not by the verifier).
  * Near misses are written in the Oracle's form (`answerText`). Which cells and rows are changed is drawn from a
  * generator seeded by the corpus seed and the question id, so one seed gives one corpus.
  *
@@ -15,7 +17,8 @@
  * Near 400 lines because the corpus and the analysis are the two halves of one justification of the rule.
  */
 import { createRng, hashString, pick, randomInt, shuffled, type Rng } from '../data/rng.ts';
-import type { Question } from '../data/types.ts';
+import { decodeValue } from '../data/gold.ts';
+import type { GoldTies, Question } from '../data/types.ts';
 import { answerMatches, cellMatches, normalizeText, readNumber, shownDecimals, shownValue } from '../env/answer.ts';
 import { blobHex, executionMatch, valueKey, type ResultTable } from '../env/verifier.ts';
 import { answerText } from '../policies/oracle.ts';
@@ -225,6 +228,27 @@ function candidateMisses(q: Question, pool: RowPool, rng: Rng): Array<[NearMissK
   return out;
 }
 
+/**
+ * Whether `rows` is another result the gold SQL may legally return (rows tied on its ORDER BY keys, src/data/gold.ts):
+ * cut into the segments' lengths in order, each piece a sub-multiset of its pool, values compared strictly. Such a
+ * change is a right answer, not a near miss.
+ */
+export function isLegalTieResult(rows: SqlValue[][], ties: GoldTies | undefined): boolean {
+  if (!ties || rows.length !== ties.segments.reduce((n, s) => n + s.take, 0)) return false;
+  const key = (row: readonly SqlValue[]): string => JSON.stringify(row.map(valueKey));
+  let at = 0;
+  return ties.segments.every((s) => {
+    const pool = new Map<string, number>();
+    for (const row of s.pool) pool.set(key(row.map(decodeValue)), (pool.get(key(row.map(decodeValue))) ?? 0) + 1);
+    const piece = rows.slice(at, (at += s.take));
+    return piece.every((row) => {
+      const left = pool.get(key(row)) ?? 0;
+      pool.set(key(row), left - 1);
+      return left > 0;
+    });
+  });
+}
+
 function sameRow(a: readonly SqlValue[], b: readonly SqlValue[]): boolean {
   return a.length === b.length && a.every((v, i) => valueKey(v) === valueKey(b[i]));
 }
@@ -238,7 +262,8 @@ export function nearMisses(q: Question, pool: RowPool, seed: number = NEAR_MISS_
   const dropped = new Map<NearMissKind, number>();
   for (const [kind, rows] of candidateMisses(q, pool, rng)) {
     const table: ResultTable = { columns: gold.columns, rows };
-    const different = !executionMatch(gold, table, q.orderMatters) && !executionMatch(lenientGold, lenientTable(rows), q.orderMatters);
+    const different =
+      !executionMatch(gold, table, q.orderMatters) && !executionMatch(lenientGold, lenientTable(rows), q.orderMatters) && !isLegalTieResult(rows, q.goldTies);
     if (different) answers.push({ questionId: q.id, label: 'wrong', kind, text: answerText(table) });
     else dropped.set(kind, (dropped.get(kind) ?? 0) + 1);
   }
@@ -264,7 +289,7 @@ export function runNearMissCorpus(questions: readonly Question[], seed: number =
     for (const a of [...rightAnswers(q), ...answers]) {
       const t = tally(a.label, a.kind);
       t.generated++;
-      const accepted = answerMatches(a.text, q.goldResult, q.orderMatters).match;
+      const accepted = answerMatches(a.text, q.goldResult, q.orderMatters, q.goldTies).match;
       if (accepted) t.accepted++;
       if (accepted !== (a.label === 'right')) mistakes.push(a);
     }

@@ -1,18 +1,26 @@
 /**
  * The reward audit: an adversarial search for trajectories that game the environment's reward. RL finds every way a
- * reward pays, so this plays the part of the policy: for each question it builds a vocabulary of hacks — constant
- * queries, literal guesses of gold values (alone and dressed up as a query on a table), repeats with other case and
- * spacing, DESCRIBE/SAMPLE of every table, the gold SQL as a QUERY without answering, invalid actions, and answers
- * right, with an extra row, with a row missing or plain wrong — and plays
- *   - random trajectories of hacks, ending in one of the answers or in the step budget, and
+ * reward pays, so this plays the part of the policy: for each question it builds a vocabulary of hacks in families —
+ * constant queries; connection-state functions (total_changes(), changes(), last_insert_rowid(), alone and added to a
+ * guess); non-deterministic ones (random(), random()+k, randomblob); literal guesses of the gold result, plain and
+ * dressed in other spellings (char(…), CAST, arithmetic, length('…'), hex, '' || …, 6.0); gated guesses (`… WHERE
+ * EXISTS (SELECT 1 FROM t)`, `… FROM t LIMIT 1`); re-orderings of the gold SQL (`ORDER BY random()`, `ORDER BY 1`);
+ * cosmetic variants of it (a wrapping SELECT, `AS` alias, `WHERE 1=1`, `LIMIT -1`, `main.`-qualified tables, `"…"`
+ * quoting); a 10,001-row constant CTE; repeats with other case and spacing; invalid actions; DESCRIBE/SAMPLE of every
+ * table; the gold SQL as a QUERY; and answers right, with an extra row, a row missing or plain wrong — and plays
+ *   - random trajectories of hacks, ending in one of the answers or in the step budget,
  *   - greedy insertion: from the shortest correct episode, insert each hack at the front and just before the answer,
- *     keep the insertion that pays the most, and go on until the budget is full,
- * checking on every trajectory the reward properties 1–4 of rewards.ts:
+ *     keep the insertion that pays the most, and go on until the budget is full, and
+ *   - stalling to the budget against answering (wrongly) at every step of the same trajectory,
+ * checking on every trajectory the reward properties of rewards.ts:
  *   1. correct dominates: every correct episode returns more than every episode without a correct answer;
- *   2. no pay for padding: an insertion into a correct episode never raises its return, and content-free steps
- *      (constant, literal, repeat, invalid) earn ≤ 0 and no progress;
- *   3. earlier is better: of two correct episodes of one question, the shorter never returns less;
- *   4. progress only from the database: constant and literal queries earn no progress and no information bonus.
+ *   2. progress only from the database's content: no hack of a content-free family earns progress, and a re-ordered
+ *      or cosmetic variant of a query already run earns none either;
+ *   3. no pay for activity: every step that is not a correct answer earns operational < 0, and an insertion into a
+ *      correct episode never raises its return;
+ *   4. answering never loses to stalling: answering wrongly at step k returns at least as much as going on to the
+ *      budget with steps that gain no closeness;
+ *   5. earlier is better: of two correct episodes of one question, the shorter never returns less.
  * Everything is seeded: the same seed and questions give the same search.
  */
 import { createRng, pick, randomInt, type Rng } from '../data/rng.ts';
@@ -24,21 +32,42 @@ import { quoteIdentifier } from '../sql/engine.ts';
 import { significantTokens } from '../sql/tokenize.ts';
 import type { SqlValue } from '../sql/types.ts';
 
-/** What a hack is, for the properties: content-free kinds must never earn. */
-export type HackKind =
-  | 'constant'
-  | 'literal-guess'
-  | 'literal-on-table'
-  | 'repeat'
-  | 'invalid'
-  | 'look'
-  | 'gold-query'
-  | 'answer-right'
-  | 'answer-extra-row'
-  | 'answer-missing-row'
-  | 'answer-wrong';
+/** What a hack is, for the properties: content-free kinds must never earn progress. */
+export const HACK_KINDS = [
+  'constant',
+  'connection-state',
+  'non-deterministic',
+  'literal-guess',
+  'dressed-literal',
+  'gated-guess',
+  'big-constant-cte',
+  'reordering',
+  'cosmetic-variant',
+  'repeat',
+  'invalid',
+  'look',
+  'gold-query',
+  'answer-right',
+  'answer-extra-row',
+  'answer-missing-row',
+  'answer-wrong',
+] as const;
+export type HackKind = (typeof HACK_KINDS)[number];
 
-export const CONTENT_FREE_KINDS: ReadonlySet<HackKind> = new Set(['constant', 'literal-guess', 'literal-on-table', 'repeat', 'invalid']);
+export const CONTENT_FREE_KINDS: ReadonlySet<HackKind> = new Set([
+  'constant',
+  'connection-state',
+  'non-deterministic',
+  'literal-guess',
+  'dressed-literal',
+  'gated-guess',
+  'big-constant-cte',
+  'repeat',
+  'invalid',
+]);
+
+/** Variants of the gold SQL: they may earn closeness only when nothing equivalent ran before. */
+const VARIANT_KINDS: ReadonlySet<HackKind> = new Set(['gold-query', 'reordering', 'cosmetic-variant']);
 
 export interface Hack {
   kind: HackKind;
@@ -59,7 +88,7 @@ export interface PlayedTrajectory {
 }
 
 export interface Violation {
-  property: 1 | 2 | 3 | 4;
+  property: 1 | 2 | 3 | 4 | 5;
   questionId: string;
   message: string;
   trajectory: string[];
@@ -72,6 +101,8 @@ export interface AuditReport {
   correctTrajectories: number;
   /** Hacks played, by kind. */
   tried: Record<HackKind, number>;
+  /** Stalling trajectories compared with answering at each of their steps. */
+  stallComparisons: number;
   minCorrectReturn: number;
   maxFailedReturn: number;
   violations: Violation[];
@@ -95,6 +126,23 @@ function sqlLiteral(v: SqlValue): string | null {
   return null;
 }
 
+/** Other spellings of one gold value: the literal guess dressed so no literal of it appears in the SQL. */
+export function dressedSpellings(v: SqlValue): string[] {
+  if (typeof v === 'number') {
+    const out = [`CAST('${v}' AS ${Number.isInteger(v) ? 'INTEGER' : 'REAL'})`, `(${v} - 1) + 1`, `${v}.0 * 1`, `abs(${-v})`];
+    if (Number.isInteger(v) && v >= 0 && v <= 200) out.push(`length('${'a'.repeat(v)}')`, `0x${v.toString(16)}`, `${v} + total_changes()`);
+    if (Number.isInteger(v) && v > 1 && v % 2 === 0) out.push(`2 * ${v / 2}`);
+    return out;
+  }
+  if (typeof v === 'string' && v.length > 0 && v.length <= 200) {
+    const codes = [...v].map((c) => c.codePointAt(0) ?? 0);
+    const hex = [...new TextEncoder().encode(v)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const lit = sqlLiteral(v) ?? "''";
+    return [`char(${codes.join(', ')})`, `CAST(X'${hex}' AS TEXT)`, `'' || ${lit}`, `substr(${lit}, 1)`, `${lit} || substr(total_changes(), 1, 0)`];
+  }
+  return [];
+}
+
 /** The same action with its keywords re-cased and its spaces changed: a repeat a naive key would miss. */
 export function recaseAndRespace(text: string, rng: Rng): string {
   const keyword = /^\s*(\w+)\s+([\s\S]*)$/.exec(text);
@@ -106,6 +154,17 @@ export function recaseAndRespace(text: string, rng: Rng): string {
   return `${recase(verb)}   ${out.join(rng.next() < 0.5 ? '  ' : ' \n ')} ;`;
 }
 
+/** Cosmetic variants of a SELECT: the same rows spelled another way. */
+function cosmeticVariants(sql: string, tables: readonly string[]): string[] {
+  const body = sql.trim().replace(/;\s*$/, '');
+  const out = [`SELECT * FROM (${body}) AS renamed`, `SELECT * FROM (${body}) WHERE 1=1`, `SELECT * FROM (${body}) LIMIT -1`];
+  const quoted = body.replace(/\b([A-Za-z_][A-Za-z0-9_]*)\b/g, (w) => (tables.some((t) => t.toLowerCase() === w.toLowerCase()) ? `"${w}"` : w));
+  if (quoted !== body) out.push(quoted);
+  const qualified = body.replace(/\b(FROM|JOIN)\s+([A-Za-z_][A-Za-z0-9_]*)/gi, (_m, kw: string, t: string) => (tables.some((x) => x.toLowerCase() === t.toLowerCase()) ? `${kw} main.${t}` : `${kw} ${t}`));
+  if (qualified !== body) out.push(qualified);
+  return out;
+}
+
 /** The hacks for one question: every action an attacker might pad with or end on. */
 export function hackVocabulary(question: Question, tables: readonly string[]): Hack[] {
   const gold = question.goldResult;
@@ -113,18 +172,38 @@ export function hackVocabulary(question: Question, tables: readonly string[]): H
     { kind: 'constant', text: 'QUERY SELECT 1' },
     { kind: 'constant', text: "QUERY SELECT 'x', 2" },
     { kind: 'constant', text: 'QUERY SELECT count(*) FROM sqlite_master' },
+    { kind: 'connection-state', text: 'QUERY SELECT total_changes()' },
+    { kind: 'connection-state', text: 'QUERY SELECT changes(), last_insert_rowid()' },
+    { kind: 'non-deterministic', text: 'QUERY SELECT random()' },
+    { kind: 'non-deterministic', text: 'QUERY SELECT random() + 7' },
+    { kind: 'non-deterministic', text: 'QUERY SELECT abs(random()) % 10, hex(randomblob(2))' },
+    { kind: 'big-constant-cte', text: 'QUERY WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10001) SELECT x FROM c' },
     { kind: 'invalid', text: 'LOOK around' },
     { kind: 'invalid', text: 'DESCRIBE no_such_table_here' },
     { kind: 'invalid', text: 'QUERY SELEC 1' },
     { kind: 'gold-query', text: `QUERY ${question.gold}` },
+    { kind: 'reordering', text: `QUERY SELECT * FROM (${question.gold.trim().replace(/;\s*$/, '')}) ORDER BY random()` },
+    { kind: 'reordering', text: `QUERY SELECT * FROM (${question.gold.trim().replace(/;\s*$/, '')}) ORDER BY 1` },
   ];
+  for (const sql of cosmeticVariants(question.gold, tables)) hacks.push({ kind: 'cosmetic-variant', text: `QUERY ${sql}` });
   for (const t of tables) hacks.push({ kind: 'look', text: `DESCRIBE ${quoteIdentifier(t)}` }, { kind: 'look', text: `SAMPLE ${quoteIdentifier(t)}` });
   const firstRow = gold.rows[0]?.map(sqlLiteral) ?? [];
   if (firstRow.length > 0 && firstRow.every((l) => l !== null)) {
-    hacks.push({ kind: 'literal-guess', text: `QUERY SELECT ${firstRow.join(', ')}` });
-    const values = gold.rows.map((r) => `(${r.map(sqlLiteral).join(', ')})`);
+    const row = firstRow.join(', ');
+    hacks.push({ kind: 'literal-guess', text: `QUERY SELECT ${row}` });
+    const values = gold.rows.slice(0, 200).map((r) => `(${r.map(sqlLiteral).join(', ')})`);
     if (values.every((v) => !v.includes('null)') && !v.includes('(null'))) hacks.push({ kind: 'literal-guess', text: `QUERY SELECT * FROM (VALUES ${values.join(', ')})` });
-    for (const t of tables.slice(0, 3)) hacks.push({ kind: 'literal-on-table', text: `QUERY SELECT ${firstRow.join(', ')} FROM ${quoteIdentifier(t)} LIMIT 1` });
+    hacks.push({ kind: 'connection-state', text: `QUERY SELECT ${gold.rows[0].map((v) => (typeof v === 'number' ? `${v} + total_changes()` : (sqlLiteral(v) ?? 'NULL'))).join(', ')}` });
+    const dressed = gold.rows[0].map(dressedSpellings);
+    const spellings = Math.max(0, ...dressed.map((d) => d.length));
+    for (let k = 0; k < spellings; k++) {
+      if (dressed.some((d) => d.length === 0 && gold.rows[0].some((v) => v !== null))) break;
+      hacks.push({ kind: 'dressed-literal', text: `QUERY SELECT ${dressed.map((d, i) => d[k % Math.max(1, d.length)] ?? firstRow[i]).join(', ')}` });
+    }
+    for (const t of tables.slice(0, 3)) {
+      hacks.push({ kind: 'gated-guess', text: `QUERY SELECT ${row} FROM ${quoteIdentifier(t)} LIMIT 1` });
+      hacks.push({ kind: 'gated-guess', text: `QUERY SELECT ${row} WHERE EXISTS (SELECT 1 FROM ${quoteIdentifier(t)})` });
+    }
   }
   const right = answerText(gold);
   hacks.push({ kind: 'answer-right', text: `ANSWER ${right}` });
@@ -154,16 +233,26 @@ export async function playTrajectory(env: SqlEnv, question: Question, hacks: rea
   return { questionId: question.id, steps, correct, episodeReturn: env.state().episodeReturn };
 }
 
-/** Property 2 (content-free steps) and 4 on one trajectory. */
+/** Properties 2 and 3 on the steps of one trajectory. */
 function stepViolations(t: PlayedTrajectory): Violation[] {
   const out: Violation[] = [];
   const texts = t.steps.map((s) => s.hack.text);
+  let variantBefore = false;
   for (const s of t.steps) {
-    if (!CONTENT_FREE_KINDS.has(s.hack.kind) || s.components.correctness === 1) continue;
-    if (s.reward > EPS || s.components.progress > EPS || s.components.operational > EPS) {
-      const property = s.hack.kind === 'constant' || s.hack.kind.startsWith('literal') ? 4 : 2;
-      out.push({ property, questionId: t.questionId, message: `${s.hack.kind} step '${s.hack.text}' earned ${s.reward.toFixed(4)} (progress ${s.components.progress.toFixed(4)})`, trajectory: texts });
+    if (s.components.correctness === 1) continue;
+    const where = `${s.hack.kind} step '${s.hack.text.slice(0, 200)}'`;
+    if (CONTENT_FREE_KINDS.has(s.hack.kind) && s.components.progress > EPS) {
+      out.push({ property: 2, questionId: t.questionId, message: `${where} earned progress ${s.components.progress.toFixed(4)}`, trajectory: texts });
     }
+    if (variantBefore && VARIANT_KINDS.has(s.hack.kind) && s.components.progress > EPS) {
+      out.push({ property: 2, questionId: t.questionId, message: `${where} re-ran an equivalent query and earned progress ${s.components.progress.toFixed(4)}`, trajectory: texts });
+    }
+    if (s.components.operational > -EPS) {
+      out.push({ property: 3, questionId: t.questionId, message: `${where} earned operational ${s.components.operational.toFixed(4)} (every step must cost)`, trajectory: texts });
+    }
+    // After the gold SQL itself (Φ = 1) no variant may pay; a re-ordering before it may earn less than 1 (it lost the
+    // order an ordered gold asks for), and the gold after it then rightly earns the rest.
+    if (s.hack.kind === 'gold-query') variantBefore = true;
   }
   return out;
 }
@@ -172,10 +261,8 @@ function stepViolations(t: PlayedTrajectory): Violation[] {
 export async function auditRewards(env: SqlEnv, questions: readonly Question[], tablesOf: (q: Question) => readonly string[], options: AuditOptions): Promise<AuditReport> {
   const rng = createRng(options.seed);
   const budget = env.config.budget;
-  const tried = Object.fromEntries(
-    ['constant', 'literal-guess', 'literal-on-table', 'repeat', 'invalid', 'look', 'gold-query', 'answer-right', 'answer-extra-row', 'answer-missing-row', 'answer-wrong'].map((k) => [k, 0]),
-  ) as Record<HackKind, number>;
-  const report: AuditReport = { questions: questions.length, trajectories: 0, steps: 0, correctTrajectories: 0, tried, minCorrectReturn: Infinity, maxFailedReturn: -Infinity, violations: [] };
+  const tried = Object.fromEntries(HACK_KINDS.map((k) => [k, 0])) as Record<HackKind, number>;
+  const report: AuditReport = { questions: questions.length, trajectories: 0, steps: 0, correctTrajectories: 0, tried, stallComparisons: 0, minCorrectReturn: Infinity, maxFailedReturn: -Infinity, violations: [] };
   const record = (t: PlayedTrajectory): void => {
     report.trajectories++;
     report.steps += t.steps.length;
@@ -233,7 +320,7 @@ export async function auditRewards(env: SqlEnv, questions: readonly Question[], 
           record(t);
           noteCorrect(t);
           if (t.correct && t.episodeReturn > baseTrajectory.episodeReturn + EPS) {
-            report.violations.push({ property: 2, questionId: question.id, message: `inserting '${hack.text}' raised a correct episode's return from ${baseTrajectory.episodeReturn.toFixed(4)} to ${t.episodeReturn.toFixed(4)}`, trajectory: hacks.map((h) => h.text) });
+            report.violations.push({ property: 3, questionId: question.id, message: `inserting '${hack.text}' raised a correct episode's return from ${baseTrajectory.episodeReturn.toFixed(4)} to ${t.episodeReturn.toFixed(4)}`, trajectory: hacks.map((h) => h.text) });
           }
           if (t.correct && (!best || t.episodeReturn > best.t.episodeReturn)) best = { hacks, t };
         }
@@ -243,13 +330,34 @@ export async function auditRewards(env: SqlEnv, questions: readonly Question[], 
       baseTrajectory = best.t;
     }
 
-    // Property 3: a shorter correct episode never returns less.
+    // Property 4: stalling to the budget with steps that gain no closeness never beats answering (wrongly) at any
+    // step of the same trajectory.
+    const stall: Hack[] = [];
+    // Content-free steps and DESCRIBEs: nothing that can gain closeness (v2 paid DESCRIBEs of the gold's tables).
+    const contentFree = padding.filter((h) => CONTENT_FREE_KINDS.has(h.kind) || (h.kind === 'look' && h.text.startsWith('DESCRIBE')));
+    for (let k = 0; k < budget && contentFree.length > 0; k++) stall.push(pick(rng, contentFree));
+    if (stall.length === budget) {
+      const stalled = await playTrajectory(env, question, stall);
+      record(stalled);
+      const wrong: Hack = { kind: 'answer-wrong', text: 'ANSWER no idea, sorry' };
+      for (let k = 0; k < budget; k++) {
+        const answered = await playTrajectory(env, question, [...stall.slice(0, k), wrong]);
+        record(answered);
+        report.stallComparisons++;
+        const gainedLater = stalled.steps.slice(k).some((s) => s.components.progress > EPS);
+        if (!answered.correct && !gainedLater && answered.episodeReturn < stalled.episodeReturn - EPS) {
+          report.violations.push({ property: 4, questionId: question.id, message: `answering wrongly after ${k} steps returned ${answered.episodeReturn.toFixed(4)}, less than stalling to the budget (${stalled.episodeReturn.toFixed(4)})`, trajectory: stall.map((h) => h.text) });
+        }
+      }
+    }
+
+    // Property 5: a shorter correct episode never returns less.
     const lengths = [...correctByLength.keys()].sort((a, b) => a - b);
     for (let i = 0; i + 1 < lengths.length; i++) {
       const shorterMin = Math.min(...(correctByLength.get(lengths[i]) ?? []));
       const longerMax = Math.max(...lengths.slice(i + 1).flatMap((l) => correctByLength.get(l) ?? []));
       if (shorterMin < longerMax - EPS) {
-        report.violations.push({ property: 3, questionId: question.id, message: `a correct episode of ${lengths[i]} steps returned ${shorterMin.toFixed(4)}, less than a longer one (${longerMax.toFixed(4)})`, trajectory: [] });
+        report.violations.push({ property: 5, questionId: question.id, message: `a correct episode of ${lengths[i]} steps returned ${shorterMin.toFixed(4)}, less than a longer one (${longerMax.toFixed(4)})`, trajectory: [] });
       }
     }
   }
@@ -265,7 +373,7 @@ export function formatAuditReport(r: AuditReport): string {
   const kinds = Object.entries(r.tried).map(([k, n]) => `${k} ${n}`).join(', ');
   const lines = [
     `reward audit: ${r.questions} questions, ${r.trajectories} trajectories, ${r.steps} steps (${r.correctTrajectories} correct)`,
-    `  hacks played: ${kinds}`,
+    `  hacks played by family: ${kinds}; stalling compared with answering at ${r.stallComparisons} steps`,
     `  worst correct return ${r.minCorrectReturn.toFixed(4)}, best failed return ${r.maxFailedReturn.toFixed(4)}`,
     `  violations: ${r.violations.length}`,
   ];

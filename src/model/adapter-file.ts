@@ -19,6 +19,7 @@
  */
 import type { ModelConfig } from './config.ts';
 import { LORA_TARGETS, LoraConfigError, loraShapes, parsePeftAdapterConfig, peftTensorName, toPeftAdapterConfig, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraPair, type LoraTarget } from './lora.ts';
+import { compileLinearRegex, LinearRegexError, type LinearRegex } from './linear-regex.ts';
 import { checkBytesFit } from './model-budget.ts';
 import { NonFiniteTensorError, readSafetensors, SafetensorsError, writeSafetensors, type DecodedTensor, type SafetensorsDtype, type TensorToWrite } from './safetensors.ts';
 import { projectionPrefix } from './weights.ts';
@@ -242,49 +243,22 @@ function readPeftConfig(configJson: string, model: ModelConfig): { lora: LoraCon
   }
 }
 
-/** Longest target/exclude regex accepted; PEFT's own are under 100 characters. */
-const MAX_REGEX_LENGTH = 300;
-/** Most unbounded quantifiers (`*`, `+`, `{n,}`) in one regex: k of them can cost (name length)^k steps. */
-const MAX_REGEX_QUANTIFIERS = 3;
-
 /**
- * Refuses a regex that could backtrack for a long time on a module name — a repeated group that itself holds a
- * quantifier or an alternation (`(a+)+`, `(a|a)*`), a backreference, or more than three unbounded quantifiers:
- * adapter_config.json is untrusted and must not hang the page. PEFT's own patterns (`.*\.(q_proj|v_proj)`,
- * `model\.layers\.\d+\.self_attn\.(q|k)_proj`) pass.
+ * PEFT's module matching: a regex string must match the whole name (Python's re.fullmatch, run by linear-regex.ts in
+ * linear time), a list entry the name or its last parts.
  */
-function checkRegexSafe(field: string, spec: string): void {
-  const refuse = (why: string): never => {
-    throw new LoraConfigError(field, `regex ${JSON.stringify(spec.slice(0, 100))} ${why}, which can make matching take exponential time; list the module names instead`);
-  };
-  if (spec.length > MAX_REGEX_LENGTH) refuse(`has ${spec.length} characters (at most ${MAX_REGEX_LENGTH})`);
-  if (/\\[1-9k]/.test(spec)) refuse('uses a backreference');
-  // Escapes and character classes are single atoms: blank them so only the structure is left.
-  const plain = spec.replace(/\\./g, 'e').replace(/\[(?:[^\]\\]|\\.)*\]/g, 'c');
-  if ((plain.match(/[*+]|\{\d*,\d*\}/g) ?? []).length > MAX_REGEX_QUANTIFIERS) refuse(`has more than ${MAX_REGEX_QUANTIFIERS} unbounded quantifiers`);
-  const open: number[] = [];
-  for (let i = 0; i < plain.length; i++) {
-    if (plain[i] === '(') open.push(i);
-    else if (plain[i] === ')') {
-      const start = open.pop() ?? 0;
-      const repeated = plain[i + 1] === '*' || plain[i + 1] === '+' || plain[i + 1] === '{';
-      if (repeated && /[*+|{]/.test(plain.slice(start + 1, i))) refuse('repeats a group that holds a quantifier or an alternation');
-    }
-  }
-}
-
-/** PEFT's module matching: a regex string must match the whole name; a list entry the name or its last parts. */
 function moduleMatcher(field: string, spec: unknown): ((key: string) => boolean) | null {
   if (spec === undefined || spec === null) return null;
   if (typeof spec === 'string') {
-    checkRegexSafe(field, spec);
-    let re: RegExp;
+    // adapter_config.json is untrusted: a backtracking engine could spend minutes on one name (`(.?){40}.{40}`).
+    let re: LinearRegex;
     try {
-      re = new RegExp(`^(?:${spec})$`);
+      re = compileLinearRegex(spec);
     } catch (e) {
-      throw new LoraConfigError(field, `regex ${JSON.stringify(spec)} is not valid (${(e as Error).message})`);
+      if (e instanceof LinearRegexError) throw new LoraConfigError(field, `${e.message}; list the module names instead`);
+      throw e;
     }
-    return (key) => re.test(key);
+    return (key) => re.fullMatch(key);
   }
   const names: unknown[] = Array.isArray(spec) ? spec : [0];
   if (!names.every((s): s is string => typeof s === 'string')) throw new LoraConfigError(field, `expected a list of module names or a regex string, got ${JSON.stringify(spec)}`);

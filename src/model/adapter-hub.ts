@@ -10,6 +10,7 @@
 import type { FileStore } from './cache.ts';
 import type { ModelConfig } from './config.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, AdapterFileError, peftBaseModel, readPeftAdapter, readPeftAdapterConfig } from './adapter-file.ts';
+import { checkFileSize, fileCap, FileTooLargeError } from './file-caps.ts';
 import { DEFAULT_HUB_BASE, downloadFile, fileKey, HubFileNotFoundError, ProgressTracker, type DownloadProgress, type FetchLike } from './hub.ts';
 import type { LocalFile } from './local-folder.ts';
 import type { LoraAdapter } from './lora.ts';
@@ -55,11 +56,12 @@ export async function downloadPeftAdapter(repo: string, options: DownloadAdapter
         store: options.store,
         key: fileKey(base, repo, revision, file),
         signal: options.signal,
+        maxBytes: fileCap(name),
         onProgress: (loaded, total) => options.onProgress?.(progress.update(file, loaded, total)),
       });
     } catch (e) {
       if (e instanceof HubFileNotFoundError) throw new AdapterFileError(name, `not found in ${repo}${folder === '' ? '' : `/${folder}`} at revision ${revision} (404 at ${e.url}): ${HINT}`, null, { cause: e });
-      if (e instanceof SafetensorsError) throw new AdapterFileError(name, e.message, null, { cause: e });
+      if (e instanceof SafetensorsError || e instanceof FileTooLargeError) throw new AdapterFileError(name, e.message, null, { cause: e });
       throw e;
     }
     options.onProgress?.(progress.update(file, bytes!.length, bytes!.length, true));
@@ -89,6 +91,12 @@ export async function readLocalPeftAdapter(files: readonly LocalFile[], model: M
   if (weights === undefined) {
     const bin = byDepth('adapter_model.bin') !== undefined ? ' (adapter_model.bin is a PyTorch pickle, which a browser cannot read safely; re-save it as safetensors)' : '';
     throw new AdapterFileError(ADAPTER_WEIGHTS_FILE, `is missing from the ${files.length} picked file(s)${bin}: ${HINT}`);
+  }
+  const configSize = config.f.data instanceof Uint8Array ? config.f.data.length : config.f.data.size;
+  try {
+    checkFileSize(ADAPTER_CONFIG_FILE, configSize); // before a byte of either file is read
+  } catch (e) {
+    throw new AdapterFileError(ADAPTER_CONFIG_FILE, (e as Error).message, null, { cause: e });
   }
   const [configBytes, safetensors] = await Promise.all([bytesOf(config.f), bytesOf(weights.f)]);
   const configJson = decodeConfig(configBytes);

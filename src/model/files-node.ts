@@ -9,6 +9,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { Rng } from '../data/rng.ts';
 import { parseModelConfig, toHfConfigJson, type ModelConfig } from './config.ts';
 import { CheckpointError, loadCheckpoint, shardFiles, type LoadedModel, type LoadOptions } from './load.ts';
+import { checkFileSize, MAX_FILE_BYTES, type CappedFile } from './file-caps.ts';
 import { checkBytesFit, checkModelFits, DEFAULT_MODEL_BUDGET_BYTES } from './model-budget.ts';
 import { checkModelFilePath } from './model-path.ts';
 import { writeSafetensors, type SafetensorsDtype, type TensorToWrite } from './safetensors.ts';
@@ -26,8 +27,6 @@ export class ModelFileError extends CheckpointError {
   }
 }
 
-/** JSON files of a model folder are small (tokenizer.json, the largest, is 11 MB); a bigger one is not read. */
-const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 /**
  * `name` inside `dir`, after checking that the name is a plain relative path and that the real file (symbolic links
@@ -50,10 +49,16 @@ async function fileInFolder(dir: string, name: string, source: { file: string; f
   return { path: real, size: info.size };
 }
 
-async function readJsonFile(dir: string, name: string): Promise<unknown> {
+/** A small file of the folder as text, refused (FileTooLargeError) from its size alone when over its cap. */
+async function readCappedText(dir: string, name: CappedFile): Promise<string> {
   const { path, size } = await fileInFolder(dir, name, { file: dir, field: name });
-  if (size > MAX_JSON_BYTES) throw new ModelFileError(path, `has ${size} bytes; a model's JSON file has at most ${MAX_JSON_BYTES}. Is it the right file?`);
-  const text = await readFile(path, 'utf8');
+  checkFileSize(path, size, MAX_FILE_BYTES[name]);
+  return readFile(path, 'utf8');
+}
+
+async function readJsonFile(dir: string, name: CappedFile): Promise<unknown> {
+  const path = join(dir, name);
+  const text = await readCappedText(dir, name);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
@@ -103,7 +108,7 @@ export async function loadTokenizerFolder(dir: string): Promise<Tokenizer> {
     if (!(await exists(path))) throw new TokenizerError(`${path} not found: the model folder needs the tokenizer files`);
   }
   const templatePath = join(dir, 'chat_template.jinja');
-  const template = (await exists(templatePath)) ? await readFile(templatePath, 'utf8') : undefined;
+  const template = (await exists(templatePath)) ? await readCappedText(dir, 'chat_template.jinja') : undefined;
   return createTokenizer(await readJsonFile(dir, 'tokenizer.json'), await readJsonFile(dir, 'tokenizer_config.json'), template);
 }
 

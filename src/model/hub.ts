@@ -11,13 +11,15 @@
  * Range, and the file is downloaded whole again (the partial bytes dropped).
  * Progress: bytes per file and over all files (`ProgressTracker`), reported on every chunk.
  * Safetensors headers are checked as soon as their bytes arrive (`SafetensorsHeaderCheck`): a corrupt file stops at
- * its first few kilobytes, not after a gigabyte.
+ * its first few kilobytes, not after a gigabyte. The small files have size caps (file-caps.ts), checked against the
+ * Content-Length and as bytes arrive: a 300 MB "config" stops at its cap with a FileTooLargeError.
  *
  * Everything takes `fetch` as an argument, so Node tests drive it with a fake server.
  */
 import { parseModelConfig, type ModelConfig } from './config.ts';
 import type { CheckpointFiles } from './load.ts';
 import type { FileKey, FileStore } from './cache.ts';
+import { checkFileSize, fileCap, FileTooLargeError } from './file-caps.ts';
 import { checkModelFits } from './model-budget.ts';
 import { checkModelFilePath } from './model-path.ts';
 import { CONFIG_FILES, OPTIONAL_FILES, SHARD_INDEX, validateRepoId, validateRevision, weightFiles } from './registry.ts';
@@ -197,6 +199,11 @@ export interface DownloadFileOptions {
   onProgress?: (loaded: number, total: number | null) => void;
   /** 404 gives null instead of HubFileNotFoundError. */
   optional?: boolean;
+  /**
+   * Most bytes the file may have (file-caps.ts; null: no cap). Checked against the cached copy, the Content-Length
+   * before the body is read, and the bytes as they arrive (a server may send no length, or lie).
+   */
+  maxBytes?: number | null;
 }
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {
@@ -217,8 +224,10 @@ function isAbort(e: unknown, signal?: AbortSignal): boolean {
 export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array | null> {
   const { key, store } = o;
   if (o.signal?.aborted) throw new DownloadCancelledError(key.file); // cancelled between files: read nothing more
+  const cap = o.maxBytes ?? null;
   const cached = await store.get(key);
   if (cached) {
+    checkFileSize(key.file, cached.length, cap);
     o.onProgress?.(cached.length, cached.length);
     return cached;
   }
@@ -243,6 +252,11 @@ export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array |
   }
   if (!res.ok || res.body === null) throw new HubHttpError(key.url, res.status, `HTTP ${res.status} ${res.statusText}`);
   const plan = resumePlan(have, res.status, res.headers.get('content-range'), res.headers.get('content-length'));
+  if (plan.total !== null && cap !== null && plan.total > cap) {
+    await res.body.cancel().catch(() => undefined);
+    await store.deletePartial(key);
+    throw new FileTooLargeError(key.file, plan.total, cap);
+  }
   const parts: Uint8Array[] = plan.keep > 0 && partial ? [partial.subarray(0, plan.keep)] : [];
   let loaded = plan.keep;
   const check = key.file.endsWith('.safetensors') ? new SafetensorsHeaderCheck(plan.total, key.file) : null;
@@ -256,6 +270,7 @@ export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array |
       check?.feed(value);
       parts.push(value);
       loaded += value.length;
+      checkFileSize(key.file, loaded, cap);
       o.onProgress?.(loaded, plan.total);
       // A body that has fully arrived would still read to its end after an abort: stop at the chunk instead.
       if (o.signal?.aborted) throw new DOMException('download cancelled', 'AbortError');
@@ -265,6 +280,11 @@ export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array |
       await reader.cancel().catch(() => undefined);
       await store.deletePartial(key);
       throw new CorruptModelFileError(key.repo, key.file, e.message);
+    }
+    if (e instanceof FileTooLargeError) {
+      await reader.cancel().catch(() => undefined);
+      await store.deletePartial(key);
+      throw e;
     }
     if (loaded > 0) await store.putPartial(key, concat(parts, loaded));
     if (isAbort(e, o.signal)) throw new DownloadCancelledError(key.file);
@@ -324,6 +344,7 @@ export async function downloadModel(o: DownloadModelOptions): Promise<Downloaded
       key: fileKey(base, o.repo, revision, file),
       signal: o.signal,
       optional,
+      maxBytes: fileCap(file),
       onProgress: (loaded, total) => o.onProgress?.(progress.update(file, loaded, total)),
     });
     o.onProgress?.(progress.update(file, bytes?.length ?? 0, bytes?.length ?? 0, true));

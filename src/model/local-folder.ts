@@ -13,6 +13,7 @@
  */
 import type { CheckpointFiles } from './load.ts';
 import { parseModelConfig, type ModelConfig } from './config.ts';
+import { checkFileSize, fileCap } from './file-caps.ts';
 import { checkModelFits } from './model-budget.ts';
 import { CONFIG_FILES, OPTIONAL_FILES, SHARD_INDEX, weightFiles } from './registry.ts';
 import { CorruptHeaderError, headerLength, parseSafetensorsHeader, SafetensorsError } from './safetensors.ts';
@@ -108,6 +109,7 @@ export async function readLocalModel(files: readonly LocalFile[], onProgress?: (
       if (optional) return null;
       throw new LocalModelFileError(label, name, `is missing: ${REQUIRED_HINT}.`);
     }
+    checkFileSize(`${label}/${name}`, size(file), fileCap(name)); // a 300 MB "config" is refused unread
     let bytes: Uint8Array;
     try {
       bytes = await bytesOf(file.data);

@@ -12,9 +12,10 @@
  * Files are untrusted: the header length is checked against the file size and a 100 MB cap before any JSON is
  * parsed; every entry needs a known dtype, a shape of safe non-negative integers whose byte size equals its
  * data_offsets span, and offsets inside the data section; the tensors must tile that section with no overlap or gap
- * (OverlappingTensorsError). Nothing is allocated from a header's numbers until they are checked against the bytes
- * actually present. `requireFinite` refuses NaN/±Infinity values by tensor name (NonFiniteTensorError).
+ * (OverlappingTensorsError), and no name may appear twice (JSON.parse would keep only the last). Nothing is
+ * allocated from a header's numbers until they are checked against the bytes actually present. `requireFinite` refuses NaN/±Infinity values by tensor name (NonFiniteTensorError).
  */
+import { firstDuplicateTopLevelKey } from './json-duplicate-keys.ts';
 
 export type SafetensorsDtype = 'F32' | 'F16' | 'BF16';
 const DTYPE_BYTES: Record<SafetensorsDtype, number> = { F32: 4, F16: 2, BF16: 2 };
@@ -122,12 +123,17 @@ export function parseSafetensorsHeader(bytes: Uint8Array, fileSize: number | nul
   if (fileSize !== null && 8 + n > fileSize) throw new TruncatedFileError(`${file}: the header claims ${n} bytes, the file has ${fileSize} (truncated download?)`, file);
   if (bytes.length < 8 + n) throw new TruncatedFileError(`${file}: the header needs ${8 + n} bytes, only ${bytes.length} are here`, file);
   let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n)));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + n));
+    json = JSON.parse(text);
   } catch (e) {
     throw new CorruptHeaderError(`${file}: the header is not valid UTF-8 JSON (${(e as Error).message}); not a safetensors file, or damaged`, file);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CorruptHeaderError(`${file}: the header is not a JSON object`, file);
+  // JSON.parse keeps the last of two equal keys: a tensor named twice would silently lose its first entry.
+  const duplicate = firstDuplicateTopLevelKey(text);
+  if (duplicate !== null) throw new CorruptHeaderError(`${file}: entry "${duplicate}" appears twice in the header (the second would hide the first); the header is damaged or crafted`, file, duplicate);
   const dataOffset = 8 + n;
   const dataSize = fileSize === null ? null : fileSize - dataOffset;
   const tensors = new Map<string, TensorInfo>();

@@ -1,6 +1,8 @@
 /**
- * The Qwen tokenizer and chat template, through `@huggingface/transformers` (its BPE and its Jinja engine, so the
- * text the model sees is exactly what Hugging Face would render). Built from the two JSON files of a checkpoint —
+ * The Qwen tokenizer and chat template, through `@huggingface/transformers` (its BPE) and `@huggingface/jinja` (the
+ * Jinja engine transformers.js renders with, here under a step and size budget: chat-template.ts), so the text the
+ * model sees is exactly what Hugging Face would render. Both files are untrusted: tokenizer.json's regexes are checked
+ * (tokenizer-regex.ts) before the library compiles them. Built from the two JSON files of a checkpoint —
  * tokenizer.json and tokenizer_config.json (chat template inside) — handed over as parsed objects, so the browser
  * passes what it fetched or cached and Node passes what it read from a folder (`files-node.ts`). The class is chosen
  * as `AutoTokenizer.from_pretrained` chooses it (tokenizer_config's `tokenizer_class`, "Fast" dropped); nothing is
@@ -11,7 +13,8 @@
  * `<tool_response>`. Thinking (Qwen3) is on or off per render: off appends an empty `<think>\n\n</think>\n\n` to the
  * generation prompt, as Qwen's template does for `enable_thinking=False`.
  */
-import type { PreTrainedTokenizer } from '@huggingface/transformers';
+import { chatTemplateContext, compileChatTemplate } from './chat-template.ts';
+import { findUnsafeTokenizerRegex } from './tokenizer-regex.ts';
 
 export interface ToolSpec {
   type: 'function';
@@ -69,12 +72,12 @@ export class TokenizerError extends Error {
   override name = 'TokenizerError';
 }
 
-type TemplateOptions = NonNullable<Parameters<PreTrainedTokenizer['apply_chat_template']>[1]>;
-type TemplateMessage = Parameters<PreTrainedTokenizer['apply_chat_template']>[0][number];
+/** A message as Hugging Face chat templates read it (snake_case fields, tool calls as OpenAI-style functions). */
+type TemplateMessage = Record<string, unknown>;
 
 function toTemplateMessage(m: ChatMessage): TemplateMessage {
   if (m.role !== 'assistant') return { role: m.role, content: m.content };
-  const out: TemplateMessage & Record<string, unknown> = { role: 'assistant', content: m.content };
+  const out: TemplateMessage = { role: 'assistant', content: m.content };
   if (m.reasoningContent !== undefined) out.reasoning_content = m.reasoningContent;
   if (m.toolCalls !== undefined && m.toolCalls.length > 0) {
     out.tool_calls = m.toolCalls.map((c) => ({ type: 'function', function: { name: c.name, arguments: c.arguments } }));
@@ -97,6 +100,14 @@ export async function createTokenizer(tokenizerJson: unknown, tokenizerConfig: u
     throw new TokenizerError('No chat template: tokenizer_config.json has no "chat_template" and no chat_template.jinja was given');
   }
 
+  // Both files are untrusted: refuse a pattern that could backtrack, and parse the template (size-capped) up front.
+  const unsafe = findUnsafeTokenizerRegex(tokenizerJson);
+  if (unsafe !== null) {
+    const shown = unsafe.pattern.length > 100 ? `${unsafe.pattern.slice(0, 100)}…` : unsafe.pattern;
+    throw new TokenizerError(`tokenizer.json ${unsafe.path}: the regex ${JSON.stringify(shown)} ${unsafe.reason}. Only the Qwen/GPT-2 pre-tokenizer patterns and a linear-time subset are accepted, so a hostile file cannot hang encoding.`);
+  }
+  const template = compileChatTemplate(config.chat_template);
+
   const lib = await import('@huggingface/transformers');
   const className = typeof config.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : 'PreTrainedTokenizer';
   const Class = className === 'Qwen2Tokenizer' ? lib.Qwen2Tokenizer : lib.PreTrainedTokenizer;
@@ -115,13 +126,12 @@ export async function createTokenizer(tokenizerJson: unknown, tokenizerConfig: u
 
   const renderChat = (messages: readonly ChatMessage[], options: ChatOptions = {}): string => {
     if (messages.length === 0) throw new TokenizerError('renderChat: no messages');
-    const templateOptions: TemplateOptions & { enable_thinking: boolean } = {
-      tokenize: false,
-      add_generation_prompt: options.addGenerationPrompt ?? true,
-      tools: options.tools ?? null,
-      enable_thinking: options.enableThinking ?? false,
-    };
-    return tok.apply_chat_template(messages.map(toTemplateMessage), templateOptions) as string;
+    const context = chatTemplateContext(
+      config,
+      { messages: messages.map(toTemplateMessage), addGenerationPrompt: options.addGenerationPrompt ?? true, tools: options.tools ?? null },
+      { enable_thinking: options.enableThinking ?? false },
+    );
+    return template.render(context);
   };
   const encode = (text: string): number[] => tok.encode(text, { add_special_tokens: false });
 

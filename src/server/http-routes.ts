@@ -15,9 +15,16 @@
  * `{"detail": [issues]}` for a body that does not validate (malformed JSON included), 500 `{"detail": message}` when
  * the environment raises, 404/405 for unknown paths and methods; and 413 for a body over the message cap, 503 when
  * every session slot is taken.
+ *
+ * Before any route: the target is read without throwing (request-target.ts; 400 when it is not a path), and the
+ * access policy (origin-policy.ts) answers 403 for a foreign Host or Origin and 401 without the token. An allowed
+ * foreign origin gets CORS headers and its preflight (OPTIONS) is answered. Whatever still throws in a handler is
+ * logged and answered 400 by the last-resort guard: no request can end the process.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { AccessPolicy } from './origin-policy.ts';
 import { ACTION_SCHEMA, OBSERVATION_SCHEMA, STATE_SCHEMA, type EnvironmentMetadata, type ValidationIssue } from './protocol.ts';
+import { parseRequestTarget } from './request-target.ts';
 import { SessionCapacityError, type Session, type SessionManager } from './sessions.ts';
 import { errorMessage, isPlainObject, validateAction, validateReset } from './wire.ts';
 
@@ -25,6 +32,9 @@ export interface HttpContext {
   manager: SessionManager;
   metadata: EnvironmentMetadata;
   maxBodyBytes: number;
+  access: AccessPolicy;
+  /** Where the last-resort guard reports a handler that threw. */
+  log: (message: string) => void;
 }
 
 class HttpError extends Error {
@@ -38,9 +48,9 @@ class HttpError extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -118,25 +128,54 @@ const ROUTES: Record<string, Partial<Record<string, Route>>> = {
   '/state': { GET: async (_req, ctx) => withFreshSession(ctx.manager, async (session) => session.state()) },
 };
 
-/** The request handler; it never throws (every failure is a JSON error response). */
+function handle(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): void {
+  const target = parseRequestTarget(req.url);
+  if (!target) return send(res, 400, { detail: 'Bad Request: the request target is not a path.' }, { connection: 'close' });
+  const method = req.method ?? 'GET';
+  const decision = ctx.access({ method, path: target.path, query: target.query, headers: req.headers });
+  if (!decision.ok) return send(res, decision.status, { detail: decision.reason }, { connection: 'close', ...(decision.status === 401 && { 'www-authenticate': 'Bearer' }) });
+  const cors: OutgoingHttpHeaders = decision.corsOrigin === null ? {} : { 'access-control-allow-origin': decision.corsOrigin, vary: 'Origin' };
+  const methods = ROUTES[target.path];
+  if (!methods) return send(res, 404, { detail: 'Not Found' }, cors);
+  if (method === 'OPTIONS' && decision.corsOrigin !== null) {
+    res.writeHead(204, { ...cors, 'access-control-allow-methods': Object.keys(methods).join(', '), 'access-control-allow-headers': 'content-type, authorization', 'access-control-max-age': '600' });
+    res.end();
+    return;
+  }
+  const route = methods[method];
+  if (!route) return send(res, 405, { detail: 'Method Not Allowed' }, cors);
+  route(req, ctx).then(
+    (body) => send(res, 200, body, cors),
+    (e: unknown) => {
+      if (e instanceof HttpError && e.status === 413) {
+        // The rest of an oversized body is read and dropped, and the connection is not reused.
+        res.setHeader('connection', 'close');
+        req.resume();
+      }
+      if (e instanceof HttpError) send(res, e.status, { detail: e.detail }, cors);
+      else send(res, 500, { detail: errorMessage(e) }, cors);
+    },
+  ).catch((e: unknown) => lastResort(res, e, ctx));
+}
+
+/** A handler threw: log it, answer 400 if nothing was sent yet (else drop the connection), and keep serving. */
+function lastResort(res: ServerResponse, e: unknown, ctx: HttpContext): void {
+  ctx.log(`sqlenv serve: a request handler failed (answered 400, still serving): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  try {
+    if (res.headersSent) res.destroy();
+    else send(res, 400, { detail: 'Bad Request: the server could not handle this request.' }, { connection: 'close' });
+  } catch {
+    res.destroy();
+  }
+}
+
+/** The request handler; it never throws (every failure is a JSON error response, the last resort a 400). */
 export function createHttpHandler(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const methods = ROUTES[path];
-    const route = methods?.[req.method ?? 'GET'];
-    if (!methods) return send(res, 404, { detail: 'Not Found' });
-    if (!route) return send(res, 405, { detail: 'Method Not Allowed' });
-    route(req, ctx).then(
-      (body) => send(res, 200, body),
-      (e: unknown) => {
-        if (e instanceof HttpError && e.status === 413) {
-          // The rest of an oversized body is read and dropped, and the connection is not reused.
-          res.setHeader('connection', 'close');
-          req.resume();
-        }
-        if (e instanceof HttpError) send(res, e.status, { detail: e.detail });
-        else send(res, 500, { detail: errorMessage(e) });
-      },
-    );
+    try {
+      handle(req, res, ctx);
+    } catch (e) {
+      lastResort(res, e, ctx);
+    }
   };
 }

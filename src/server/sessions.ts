@@ -3,8 +3,9 @@
  *
  * A session holds a slot (0 … maxSessions−1, reused); its database copy lives under the executor key
  * `session-<slot>`, so no two live sessions share a copy and memory stays bounded by the slot count. Work on a
- * session runs one operation at a time (`run`), and `close` waits for the operation in flight (a step whose socket
- * went away finishes, or hits its time limit, before the slot is reused). A session idle for longer than
+ * session runs one operation at a time (`run`), and `close` drops its SQL calls still queued in the pool, then waits
+ * for the operation in flight (a statement already running finishes, or hits its time limit, before the slot is
+ * reused). A session idle for longer than
  * `idleTimeoutMs` is reported to its owner through `onIdle`, which closes it (OpenEnv's reaper, http_server.py
  * `_reap_idle_sessions`, checks every max(timeout/4, 5 s); here every timeout/4 so short timeouts work in tests).
  */
@@ -119,9 +120,13 @@ export class Session {
     return wireState(this.started ? this.env.state() : null, this.episodeId);
   }
 
-  /** Waits for the operation in flight, then ends the episode. Harmless twice. */
+  /**
+   * Drops the session's SQL calls still waiting for a worker (nobody will read their replies), waits for the operation
+   * in flight (a statement already running ends by itself or at its time limit), then ends the episode. Harmless twice.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    await this.executor.close();
     await this.chain;
     this.env.close();
   }

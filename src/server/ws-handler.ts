@@ -17,26 +17,21 @@
  * `.get` would end the session); a message over the size cap closes the socket with 1009 (the `ws` library's
  * maxPayload; uvicorn does the same at 16 MiB); an idle session gets SESSION_ERROR and is closed.
  *
- * Messages of one connection are handled in order, one at a time; while more than MAX_QUEUED wait the socket is
- * paused, so a client that floods the server only fills its own TCP window.
+ * Messages of one connection are handled in order, one at a time; while more than PAUSE_AFTER wait the socket is
+ * paused, so a client that floods the server only fills its own TCP window, and a client that still gets more than
+ * MAX_QUEUED_MESSAGES waiting (they arrive in one TCP read) is closed with 1008. Replies go out through the
+ * server-wide send budget (send-budget.ts), which closes the slowest readers when unread replies pile up.
  */
 import type { RawData, WebSocket } from 'ws';
 import type { ValidationIssue, WSErrorData, WSOutgoing } from './protocol.ts';
+import type { SendBudget } from './send-budget.ts';
 import { SessionCapacityError, type Session, type SessionManager } from './sessions.ts';
 import { errorMessage, isPlainObject, validateAction, validateReset } from './wire.ts';
 
-const MAX_QUEUED = 4;
-/** A client that does not read its responses is cut off past this many bytes waiting to be sent. */
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
-
-function sendMessage(socket: WebSocket, message: WSOutgoing): void {
-  if (socket.readyState !== socket.OPEN) return;
-  if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
-    socket.terminate();
-    return;
-  }
-  socket.send(JSON.stringify(message));
-}
+/** Messages waiting before the socket is paused. */
+const PAUSE_AFTER = 4;
+/** Messages one connection may have waiting at most (OpenEnv's clients send one and wait for its reply). */
+export const MAX_QUEUED_MESSAGES = 32;
 
 const error = (data: WSErrorData): WSOutgoing => ({ type: 'error', data });
 const invalid = (errors: ValidationIssue[]): WSOutgoing => error({ message: 'Invalid message', code: 'VALIDATION_ERROR', errors });
@@ -95,7 +90,9 @@ function asText(data: RawData): string {
 }
 
 /** Serves one connection until it closes; its session is closed (and its slot freed) when it does. */
-export function handleConnection(socket: WebSocket, manager: SessionManager): void {
+export function handleConnection(socket: WebSocket, manager: SessionManager, budget: SendBudget): void {
+  budget.add(socket);
+  const sendMessage = (target: WebSocket, message: WSOutgoing): void => budget.send(target, JSON.stringify(message));
   let session: Session;
   try {
     session = manager.open();
@@ -114,6 +111,8 @@ export function handleConnection(socket: WebSocket, manager: SessionManager): vo
     if (ending) return;
     ending = true;
     socket.close(code, reason);
+    // The session ends now, not when the close handshake does: its queued work is dropped at once.
+    void manager.close(session);
   };
   session.onIdle = () => {
     if (ending) return;
@@ -123,7 +122,12 @@ export function handleConnection(socket: WebSocket, manager: SessionManager): vo
 
   socket.on('message', (data, isBinary) => {
     manager.touch(session);
-    if (++queued > MAX_QUEUED) socket.pause();
+    if (ending) return;
+    if (++queued > MAX_QUEUED_MESSAGES) {
+      end(1008, `More than ${MAX_QUEUED_MESSAGES} messages waiting: wait for each reply before sending the next.`);
+      return;
+    }
+    if (queued > PAUSE_AFTER) socket.pause();
     const text = isBinary ? null : asText(data);
     session
       .run(async () => (text === null ? error({ message: 'Invalid JSON: binary frames are not accepted; send JSON as text.', code: 'INVALID_JSON' }) : answer(session, text)))
@@ -137,7 +141,7 @@ export function handleConnection(socket: WebSocket, manager: SessionManager): vo
       )
       .finally(() => {
         manager.touch(session);
-        if (--queued <= MAX_QUEUED && socket.isPaused) socket.resume();
+        if (--queued <= PAUSE_AFTER && socket.isPaused && !ending) socket.resume();
       });
   });
   // An oversized message or a protocol violation: `ws` closes the socket itself (1009, 1002); 'close' cleans up.

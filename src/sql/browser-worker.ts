@@ -7,7 +7,10 @@ export function spawnBrowserSqlWorker(): WorkerPort {
   return {
     send: (request) => worker.postMessage(request),
     onResponse: (handler) => worker.addEventListener('message', (e: MessageEvent<SqlResponse>) => handler(e.data)),
-    onFailure: (handler) => worker.addEventListener('error', (e) => handler(new Error(e.message || 'worker error'))),
+    onFailure: (handler) => {
+      worker.addEventListener('error', (e) => handler(new Error(e.message || 'worker error')));
+      worker.addEventListener('messageerror', () => handler(new Error('the SQL worker sent a message that could not be read')));
+    },
     terminate: () => worker.terminate(),
   };
 }

@@ -4,79 +4,155 @@
  * a worker (`worker-executor.ts`) wherever a time limit matters.
  *
  * Every result, the user's and its own metadata queries alike, is read under the value budgets (read-result.ts),
- * so what leaves the engine is bounded whatever SQLite returned. Each database may also have an empty twin
- * (empty-twin.ts), built from the database's bytes on the first `compareWithEmpty` query. A database loaded with a
- * content key (content-key.ts) shares its twin with every later load of the same content, so an environment that
- * reopens a database each episode builds its twin once; the most recent MAX_SHARED_TWINS such twins are kept.
- * Without a key the twin is dropped with the database. The bytes are kept while loaded (the caller's array).
+ * so what leaves the engine is bounded whatever SQLite returned. Each database content also has perturbed copies
+ * (perturbed-copies.ts), built on the first `runOnCopies` (or `buildCopies`) and shared by every later load of the
+ * same content (content-key.ts); the most recent MAX_SHARED_COPY_SETS sets are kept. A load without a content key
+ * has copies of its own, dropped with it. Gold results on the copies are cached per content, copy and SQL (the
+ * most recent MAX_GOLD_RUNS). The bytes are kept while loaded (the caller's array).
  */
 import type { Database, SqlJsStatic } from 'sql.js';
-import { buildEmptyTwin, sameRows } from './empty-twin.ts';
 import { checkReadOnlySql } from './guard.ts';
+import { withoutLegacyFunctions } from './legacy-functions.ts';
+import { buildPerturbedCopies, goldTextLiterals, rewriteGoldLiterals, type PerturbedCopy } from './perturbed-copies.ts';
 import { quoteIdentifier } from './quote.ts';
 import { RESULT_BUDGET, type ResultBudget } from './limits.ts';
 import { readStatement, type ReadResult } from './read-result.ts';
-import { SqlError, type ColumnInfo, type ForeignKeyInfo, type QueryResult, type TableInfo } from './types.ts';
+import { SqlError, type ColumnInfo, type CopiesRun, type CopyRun, type ForeignKeyInfo, type QueryResult, type TableInfo } from './types.ts';
+import { asWasmTrap } from './wasm-trap.ts';
+
+/** One open connection, the bytes it was opened from, and how many loaded keys use it. */
+interface SharedConnection {
+  db: Database;
+  bytes: Uint8Array;
+  users: number;
+}
 
 export interface QueryOptions {
   /** Rows read at most; one more is stepped to detect truncation. */
   maxRows: number;
-  /** Also run the statement on the empty twin and set `readsData` (see `QueryResult.readsData`). */
-  compareWithEmpty?: boolean;
 }
 
 export { quoteIdentifier } from './quote.ts';
 
-/** Shared empty twins kept at most (one per database content; Spider's dev databases are 20, each ≤ 312 KB). */
-export const MAX_SHARED_TWINS = 32;
+/** Sets of perturbed copies kept at most (one per database content; Spider's dev databases are 20, each ≤ 312 KB). */
+export const MAX_SHARED_COPY_SETS = 32;
+/** Gold results on copies kept at most (each within the result budget; Spider's are a few rows). */
+export const MAX_GOLD_RUNS = 4_096;
 
 export class SqlEngine {
+  /** The connection each loaded key reads (several keys share one when loaded with one content key). */
   private readonly databases = new Map<string, Database>();
-  /** The bytes each database was opened from, and the key its twin is kept under. */
-  private readonly sources = new Map<string, { bytes: Uint8Array; twinKey: string }>();
+  /** Open connections by connection key (`content:<contentKey>`, or `db:<dbKey>` for a load without one). */
+  private readonly connections = new Map<string, SharedConnection>();
+  /** The connection key of each loaded key. */
+  private readonly connectionKeys = new Map<string, string>();
+  /** The bytes each database was opened from, and the key its copies are kept under. */
+  private readonly sources = new Map<string, { bytes: Uint8Array; copiesKey: string }>();
   /**
-   * Empty twins by twin key (a content key, or `db:<dbKey>`), least recently used first; null when building one
-   * failed (every compared query then counts as reading data).
+   * Perturbed copies by copies key (a content key, or `db:<dbKey>`), least recently used first; a copy SQLite
+   * could not build is null.
    */
-  private readonly twins = new Map<string, Database | null>();
-  /** Empty twins built so far, and kept now (for tests and benchmarks). */
-  readonly twinStats = { built: 0, kept: 0 };
+  private readonly copySets = new Map<string, Array<PerturbedCopy | null>>();
+  /** Gold results on copies by `copiesKey|copy|maxRows|sql`, least recently used first; null: SQLite failed there. */
+  private readonly goldRuns = new Map<string, ReadResult | null>();
+  /** Lower-cased table, view and column names by copies key (so by content: reloads reuse them). */
+  private readonly names = new Map<string, Set<string>>();
+  /** Copy sets built so far and kept now, gold runs computed (for tests and benchmarks). */
+  readonly copyStats = { built: 0, kept: 0, goldRuns: 0 };
   private readonly sql: SqlJsStatic;
   private readonly budget: ResultBudget;
 
   /** `budget` defaults to limits.ts; tests may pass smaller ones. */
   constructor(sql: SqlJsStatic, budget: ResultBudget = RESULT_BUDGET) {
-    this.sql = sql;
+    // Every database this engine opens (copies included) lacks sql.js's unsafe legacy functions (legacy-functions.ts).
+    this.sql = withoutLegacyFunctions(sql);
     this.budget = budget;
   }
 
   /**
-   * Opens (or replaces) `dbKey` with a fresh copy of `bytes`; throws SqlError('sql') for a file that is not SQLite.
-   * `contentKey` names the bytes' content (content-key.ts): loads with one key share one empty twin.
+   * Opens (or replaces) `dbKey` on `bytes`; throws SqlError('sql') for a file that is not SQLite. `contentKey` names
+   * the bytes' content (content-key.ts): loads with one key share one read-only connection (see `share`) and one
+   * set of perturbed copies. Without a key, `dbKey` gets a connection of its own.
    */
   load(dbKey: string, bytes: Uint8Array, contentKey?: string): void {
-    this.unload(dbKey);
+    const connectionKey = contentKey === undefined ? `db:${dbKey}` : `content:${contentKey}`;
+    // Replacing a key by the content it already has must not close the connection and open it again.
+    if (contentKey === undefined || this.connections.get(connectionKey) === undefined) this.unload(dbKey);
+    let connection = this.connections.get(connectionKey);
+    if (!connection) {
+      try {
+        connection = { db: this.open(dbKey, bytes), bytes, users: 0 };
+      } catch (e) {
+        this.unload(dbKey);
+        throw e;
+      }
+      this.connections.set(connectionKey, connection);
+    }
+    this.attach(dbKey, connectionKey, connection);
+  }
+
+  /**
+   * Opens `dbKey` on the connection already open for `contentKey`, without its bytes (the worker executor sends
+   * them only when the worker has no load of that content); false, and nothing changed, when there is none.
+   *
+   * Sharing one connection between sessions is safe because nothing a session can run changes it: every connection
+   * is `query_only`, the guard lets through one SELECT/WITH statement only (no PRAGMA, ATTACH, temp objects or
+   * transactions), and each statement is prepared and freed within its own request (tests/sql/shared-connections).
+   */
+  share(dbKey: string, contentKey: string): boolean {
+    const connectionKey = `content:${contentKey}`;
+    const connection = this.connections.get(connectionKey);
+    if (!connection) return false;
+    this.attach(dbKey, connectionKey, connection);
+    return true;
+  }
+
+  /** Opens a read-only database on `bytes`, refusing a file that is not SQLite; may throw a WasmTrapError. */
+  private open(dbKey: string, bytes: Uint8Array): Database {
     let db: Database | undefined;
     try {
       db = new this.sql.Database(bytes);
       // Reading the schema forces SQLite to parse the header: a corrupt file fails here, not on the first query.
       db.exec('SELECT count(*) FROM sqlite_master');
       db.exec('PRAGMA query_only = 1');
+      return db;
     } catch (e) {
+      const trap = asWasmTrap(e);
+      if (trap) throw trap;
       db?.close();
       throw new SqlError('sql', `Database '${dbKey}' could not be opened: ${(e as Error).message}. Is it a SQLite 3 file?`);
     }
-    this.databases.set(dbKey, db);
-    this.sources.set(dbKey, { bytes, twinKey: contentKey === undefined ? `db:${dbKey}` : `content:${contentKey}` });
   }
 
+  private attach(dbKey: string, connectionKey: string, connection: SharedConnection): void {
+    // A key moving to another connection lets go of its old one; one staying on the same connection keeps its count.
+    if (this.connectionKeys.get(dbKey) !== connectionKey) {
+      this.unload(dbKey);
+      connection.users++;
+    }
+    this.connectionKeys.set(dbKey, connectionKey);
+    this.databases.set(dbKey, connection.db);
+    this.sources.set(dbKey, { bytes: connection.bytes, copiesKey: connectionKey });
+  }
+
+  /** Forgets `dbKey`; its connection closes when no other key uses it (memory goes back with the last one). */
   unload(dbKey: string): void {
     const source = this.sources.get(dbKey);
     this.sources.delete(dbKey);
-    // A twin of its own goes with the database; a shared one stays for the next load of the same content.
-    if (source?.twinKey.startsWith('db:')) this.dropTwin(source.twinKey);
-    this.databases.get(dbKey)?.close();
+    // Copies of its own go with the database; shared ones stay for the next load of the same content.
+    if (source?.copiesKey.startsWith('db:')) this.dropCopies(source.copiesKey);
     this.databases.delete(dbKey);
+    const connectionKey = this.connectionKeys.get(dbKey);
+    this.connectionKeys.delete(dbKey);
+    const connection = connectionKey === undefined ? undefined : this.connections.get(connectionKey);
+    if (connectionKey === undefined || !connection || --connection.users > 0) return;
+    connection.db.close();
+    this.connections.delete(connectionKey);
+  }
+
+  /** Connections open now (each shared by every key loaded with its content), for tests and benchmarks. */
+  get openConnections(): number {
+    return this.connections.size;
   }
 
   has(dbKey: string): boolean {
@@ -91,73 +167,109 @@ export class SqlEngine {
 
   /** Runs one guarded read-only statement and reads at most `maxRows` rows (plus one stepped to detect truncation). */
   query(dbKey: string, sql: string, options: QueryOptions): QueryResult {
-    const verdict = checkReadOnlySql(sql);
-    if (!verdict.ok) throw new SqlError('refused', verdict.reason);
-    const result = this.run(dbKey, verdict.sql, options.maxRows);
-    if (!options.compareWithEmpty) return result;
-    return { ...result, readsData: this.readsData(dbKey, verdict.sql, options.maxRows, result) };
+    return this.run(dbKey, guard(sql), options.maxRows);
   }
 
-  /** `sql` as the guard passes it to SQLite (for a later `readsData` of the same statement). */
-  guarded(sql: string): string {
-    const verdict = checkReadOnlySql(sql);
-    if (!verdict.ok) throw new SqlError('refused', verdict.reason);
-    return verdict.sql;
+  /** Builds the database's perturbed copies if they are not kept yet; returns how many could be built. */
+  buildCopies(dbKey: string): number {
+    return this.copies(dbKey).filter((c) => c !== null).length;
   }
 
-  /** Whether `result` differs from what `sql` gives on the empty twin; a failure or a truncation there counts as yes. */
-  readsData(dbKey: string, sql: string, maxRows: number, result: QueryResult): boolean {
-    const twin = this.twin(dbKey);
-    if (!twin) return true;
-    let empty: ReadResult;
+  /**
+   * Runs `sql` and `goldSql` on each perturbed copy of `dbKey` (the gold's runs cached). A failure of SQLite on a copy is a null result there; `sql` refused by the guard
+   * throws, as `query` does.
+   */
+  runOnCopies(dbKey: string, sql: string, goldSql: string, maxRows: number): CopiesRun {
+    const statement = guard(sql);
+    const gold = guard(goldSql);
+    const db = this.db(dbKey);
+    const source = this.sources.get(dbKey);
+    const copiesKey = source?.copiesKey ?? `db:${dbKey}`;
+    const copies: CopyRun[] = [];
+    const names = this.schemaNames(copiesKey, db);
+    const literals = goldTextLiterals(gold, names);
+    this.copies(dbKey).forEach((copy, index) => {
+      if (!copy) return;
+      // On a copy whose values changed, the gold's own literals are spelled as the copy spells them (perturbed-copies.ts).
+      const spell = (text: string) => (copy.plan.changeValues ? rewriteGoldLiterals(text, literals, names, copy.seeds) : text);
+      const goldRun = this.goldRun(copiesKey, index, copy.db, spell(gold), maxRows);
+      // The gold itself (an Oracle's first query) needs no second run.
+      copies.push({ result: statement === gold ? goldRun : this.tryRead(copy.db, spell(statement), maxRows), gold: goldRun });
+    });
+    return { copies };
+  }
+
+  private schemaNames(copiesKey: string, db: Database): Set<string> {
+    let names = this.names.get(copiesKey);
+    if (!names) {
+      const rows = db.exec(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') UNION SELECT p.name FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.type IN ('table', 'view')",
+      )[0]?.values ?? [];
+      names = new Set(rows.map((r) => String(r[0]).toLowerCase()));
+      this.names.set(copiesKey, names);
+    }
+    return names;
+  }
+
+  /** `read`, with SQLite's failures (SqlError) as null; anything else (a trap inside WASM) is thrown on. */
+  private tryRead(db: Database, sql: string, maxRows: number): ReadResult | null {
     try {
-      empty = read(twin, sql, maxRows, this.budget);
+      return read(db, sql, maxRows, this.budget);
     } catch (e) {
-      // SQLite failing on the twin (a virtual table whose module is missing, a run-time error) counts as reading; anything else
-      // (an abort inside WASM) must still reach the worker host, which replaces the worker.
-      if (e instanceof SqlError) return true;
+      if (e instanceof SqlError) return null;
       throw e;
     }
-    return empty.truncated || !sameRows(result, empty);
   }
 
-  private twin(dbKey: string): Database | null {
+  private goldRun(copiesKey: string, index: number, copy: Database, sql: string, maxRows: number): ReadResult | null {
+    const key = `${copiesKey}|${index}|${maxRows}|${sql}`;
+    if (this.goldRuns.has(key)) {
+      const kept = this.goldRuns.get(key) ?? null;
+      this.goldRuns.delete(key);
+      this.goldRuns.set(key, kept);
+      return kept;
+    }
+    const run = this.tryRead(copy, sql, maxRows);
+    this.goldRuns.set(key, run);
+    this.copyStats.goldRuns++;
+    if (this.goldRuns.size > MAX_GOLD_RUNS) this.goldRuns.delete(this.goldRuns.keys().next().value as string);
+    return run;
+  }
+
+  private copies(dbKey: string): Array<PerturbedCopy | null> {
     this.db(dbKey);
     const source = this.sources.get(dbKey);
-    if (!source) return null;
-    const key = source.twinKey;
-    if (this.twins.has(key)) {
+    if (!source) return [];
+    const key = source.copiesKey;
+    const kept = this.copySets.get(key);
+    if (kept) {
       // Most recently used last.
-      const twin = this.twins.get(key) ?? null;
-      this.twins.delete(key);
-      this.twins.set(key, twin);
-      return twin;
+      this.copySets.delete(key);
+      this.copySets.set(key, kept);
+      return kept;
     }
-    let twin: Database | null;
-    try {
-      twin = buildEmptyTwin(this.sql, source.bytes);
-    } catch {
-      twin = null;
-    }
-    this.twins.set(key, twin);
-    this.twinStats.built++;
-    const shared = [...this.twins.keys()].filter((k) => k.startsWith('content:'));
-    for (const old of shared.slice(0, Math.max(0, shared.length - MAX_SHARED_TWINS))) this.dropTwin(old);
-    this.twinStats.kept = this.twins.size;
-    return twin;
+    const built = buildPerturbedCopies(this.sql, source.bytes);
+    this.copySets.set(key, built);
+    this.copyStats.built++;
+    const shared = [...this.copySets.keys()].filter((k) => k.startsWith('content:'));
+    for (const old of shared.slice(0, Math.max(0, shared.length - MAX_SHARED_COPY_SETS))) this.dropCopies(old);
+    this.copyStats.kept = this.copySets.size;
+    return built;
   }
 
-  private dropTwin(key: string): void {
-    this.twins.get(key)?.close();
-    this.twins.delete(key);
-    this.twinStats.kept = this.twins.size;
+  private dropCopies(key: string): void {
+    for (const copy of this.copySets.get(key) ?? []) copy?.db.close();
+    this.copySets.delete(key);
+    this.names.delete(key);
+    for (const runKey of [...this.goldRuns.keys()]) if (runKey.startsWith(`${key}|`)) this.goldRuns.delete(runKey);
+    this.copyStats.kept = this.copySets.size;
   }
 
   private run(dbKey: string, sql: string, maxRows: number): QueryResult {
     const db = this.db(dbKey);
     const started = performance.now();
     const result = read(db, sql, maxRows, this.budget);
-    return { ...result, readsData: true, elapsedMs: performance.now() - started };
+    return { ...result, elapsedMs: performance.now() - started };
   }
 
   tables(dbKey: string): string[] {
@@ -198,6 +310,7 @@ export class SqlEngine {
 
   close(): void {
     for (const key of [...this.databases.keys()]) this.unload(key);
+    for (const key of [...this.copySets.keys()]) this.dropCopies(key);
   }
 }
 
@@ -207,6 +320,8 @@ function read(db: Database, sql: string, maxRows: number, budget: ResultBudget):
   try {
     stmt = db.prepare(sql);
   } catch (e) {
+    const trap = asWasmTrap(e);
+    if (trap) throw trap;
     throw new SqlError('sql', e instanceof Error ? e.message : String(e));
   }
   try {
@@ -214,6 +329,13 @@ function read(db: Database, sql: string, maxRows: number, budget: ResultBudget):
   } finally {
     stmt.free();
   }
+}
+
+/** `sql` as the guard passes it to SQLite; SqlError('refused') when it is not one read-only statement. */
+function guard(sql: string): string {
+  const verdict = checkReadOnlySql(sql);
+  if (!verdict.ok) throw new SqlError('refused', verdict.reason);
+  return verdict.sql;
 }
 
 function sqlString(text: string): string {

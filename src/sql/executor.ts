@@ -6,13 +6,22 @@
  */
 import type { SqlJsStatic } from 'sql.js';
 import { SqlEngine } from './engine.ts';
-import { DEFAULT_EXEC_LIMITS, type ExecLimits, type QueryResult, type TableInfo } from './types.ts';
+import { DEFAULT_EXEC_LIMITS, type CopiesRun, type ExecLimits, type QueryResult, type TableInfo } from './types.ts';
 import { contentKeyOf } from './content-key.ts';
 
 export interface SqlExecutor {
-  /** Opens a fresh private copy of `bytes` under `dbKey`, replacing any earlier copy. */
+  /**
+   * Opens `bytes` read-only under `dbKey`, replacing any earlier load. Keys loaded from the same array may share one
+   * connection (nothing a query can run changes it: see SqlEngine.share).
+   */
   load(dbKey: string, bytes: Uint8Array): Promise<void>;
   query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult>;
+  /**
+   * Runs `sql` and `goldSql` on the perturbed copies of `dbKey` (perturbed-copies.ts; built on first use, shared by
+   * every load of the same content, gold runs cached). Under one time limit for all copies; a statement refused by
+   * the guard rejects as `query` does.
+   */
+  runOnCopies(dbKey: string, sql: string, goldSql: string, limits?: Partial<ExecLimits>): Promise<CopiesRun>;
   tables(dbKey: string): Promise<string[]>;
   describe(dbKey: string, table: string): Promise<TableInfo>;
   sample(dbKey: string, table: string, rows: number): Promise<QueryResult>;
@@ -32,7 +41,10 @@ export class LocalSqlExecutor implements SqlExecutor {
     this.engine.load(dbKey, bytes, contentKeyOf(bytes));
   }
   async query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult> {
-    return this.engine.query(dbKey, sql, { maxRows: limits?.maxRows ?? this.maxRows, compareWithEmpty: limits?.compareWithEmpty ?? false });
+    return this.engine.query(dbKey, sql, { maxRows: limits?.maxRows ?? this.maxRows });
+  }
+  async runOnCopies(dbKey: string, sql: string, goldSql: string, limits?: Partial<ExecLimits>): Promise<CopiesRun> {
+    return this.engine.runOnCopies(dbKey, sql, goldSql, limits?.maxRows ?? this.maxRows);
   }
   async tables(dbKey: string): Promise<string[]> {
     return this.engine.tables(dbKey);

@@ -3,7 +3,8 @@
  * statement passes. The guard gives the clear message; it is not the only wall: every episode also runs on a fresh
  * in-memory copy of the database with `PRAGMA query_only` on, inside a worker that a time limit can terminate.
  */
-import { significantTokens, type Token } from './tokenize.ts';
+import { UNAVAILABLE_LEGACY_FUNCTIONS } from './legacy-functions.ts';
+import { significantTokens, unquoteIdentifier, type Token } from './tokenize.ts';
 
 export type GuardVerdict = { ok: true; sql: string } | { ok: false; reason: string };
 
@@ -63,6 +64,18 @@ function mainKeywordAfterWith(tokens: Token[]): string | null {
   return main?.kind === 'word' ? main.text.toLowerCase() : null;
 }
 
+/**
+ * The function name `t` calls when `next` is '(': a bare word, or a quoted identifier (`"load_extension"(…)`,
+ * `[readfile](…)`, `` `edit`(…) ``), which SQLite resolves to the same function; a string literal too, for safety.
+ * Null when `t` is not in call position.
+ */
+function calledName(t: Token, next: Token): string | null {
+  if (!isPunct(next, '(')) return null;
+  if (t.kind === 'word') return t.text;
+  if (t.kind === 'identifier' || t.kind === 'string') return unquoteIdentifier(t.text);
+  return null;
+}
+
 export function checkReadOnlySql(sql: string): GuardVerdict {
   const tokens = significantTokens(sql);
   const statements = splitStatements(tokens);
@@ -83,9 +96,14 @@ export function checkReadOnlySql(sql: string): GuardVerdict {
     }
   }
   for (let i = 0; i + 1 < statement.length; i++) {
-    const t = statement[i];
-    if (t.kind === 'word' && statement[i + 1].text === '(' && FORBIDDEN_FUNCTIONS.has(t.text.toLowerCase())) {
-      return { ok: false, reason: `The function ${t.text}() is not allowed: queries may only read the database.` };
+    const name = calledName(statement[i], statement[i + 1]);
+    if (name === null) continue;
+    const shown = name.slice(0, 40);
+    if (FORBIDDEN_FUNCTIONS.has(name.toLowerCase())) {
+      return { ok: false, reason: `The function ${shown}() is not allowed: queries may only read the database.` };
+    }
+    if (UNAVAILABLE_LEGACY_FUNCTIONS.has(name.toLowerCase())) {
+      return { ok: false, reason: `The function ${shown}() is not available: sql.js's legacy extension functions are disabled because they can crash SQLite. Use SQLite's built-in functions (printf, substr, instr, …).` };
     }
   }
   const start = statement[0].start;

@@ -9,8 +9,9 @@ import type { SqlResponse, WorkerPort } from './worker-protocol.ts';
 const bootstrap = new URL('../workers/node-bootstrap.mjs', import.meta.url);
 const workerEntry = new URL('../workers/sql.worker.node.ts', import.meta.url).href;
 
-export function spawnNodeSqlWorker(): WorkerPort {
-  const worker = new Worker(bootstrap, { workerData: { entry: workerEntry } });
+/** `entry`: the worker's module URL (tests pass a fixture host that can make sql.js trap on demand). */
+export function spawnNodeSqlWorker(entry: string = workerEntry): WorkerPort {
+  const worker = new Worker(bootstrap, { workerData: { entry } });
   // A worker that is only waiting for requests must not keep the process alive.
   worker.unref();
   return {

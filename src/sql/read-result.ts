@@ -14,9 +14,10 @@ import type { Statement } from 'sql.js';
 import { clipBlob, clipText, MAX_MARKER_CHARS } from './clip.ts';
 import type { ResultBudget } from './limits.ts';
 import { SqlError, type QueryResult, type SqlRow, type SqlValue } from './types.ts';
+import { asWasmTrap } from './wasm-trap.ts';
 
-/** What reading gives; the engine adds timing and `readsData`. */
-export type ReadResult = Omit<QueryResult, 'elapsedMs' | 'readsData'>;
+/** What reading gives; the engine adds timing. */
+export type ReadResult = Omit<QueryResult, 'elapsedMs'>;
 
 /** What one kept cell costs against `resultChars`: its characters, BLOBs as hex (2 per byte), at least 1. */
 export function cellCost(value: SqlValue): number {
@@ -45,6 +46,8 @@ function getRow(stmt: Statement, rowIndex: number): SqlRow {
   try {
     return stmt.get();
   } catch (e) {
+    const trap = asWasmTrap(e);
+    if (trap) throw trap;
     if (!isMaterialiseFailure(e)) throw new SqlError('sql', messageOf(e));
     throw new SqlError(
       'too-large',
@@ -67,6 +70,9 @@ export function readStatement(stmt: Statement, maxRows: number, budget: ResultBu
     try {
       more = stmt.step();
     } catch (e) {
+      // A trap is not SQLite's answer: it goes up as a WasmTrapError, so the worker is replaced (wasm-trap.ts).
+      const trap = asWasmTrap(e);
+      if (trap) throw trap;
       // SQLite's own failures (syntax found late, out of memory, string or blob too big) keep its message.
       throw new SqlError('sql', messageOf(e));
     }

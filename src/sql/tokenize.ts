@@ -1,10 +1,10 @@
 /**
  * A small SQLite lexer: enough to find statement boundaries, keywords and function calls without being fooled by
- * strings, quoted identifiers or comments. It never throws: an unterminated string or comment becomes one token
+ * strings, quoted identifiers, bound variables (whose `$x(…)` form may hold quotes) or comments. It never throws: an unterminated string or comment becomes one token
  * running to the end of the input, and SQLite itself reports the syntax error later.
  */
 
-export type TokenKind = 'word' | 'string' | 'identifier' | 'number' | 'punct' | 'comment' | 'space';
+export type TokenKind = 'word' | 'string' | 'identifier' | 'number' | 'variable' | 'punct' | 'comment' | 'space';
 
 export interface Token {
   kind: TokenKind;
@@ -14,6 +14,42 @@ export interface Token {
 
 const WORD_START = /[A-Za-z_\u0080-\uffff]/;
 const WORD_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
+
+/** SQLite's IdChar: the characters that continue an identifier or a variable name. */
+const ID_CHAR = /[A-Za-z0-9_$\u0080-\uffff]/;
+
+/**
+ * End of a bound variable starting at `start`, read exactly as SQLite's tokenizer reads one, or -1 when SQLite
+ * would call it illegal. `?NNN`; `:name`, `@name`, `#name` and `$name`, where the name may hold `::` and end in a
+ * TCL-style `(…)` suffix that runs to the first `)` or whitespace and may hold ANY other character — quotes, `;`,
+ * `--` — so `$a(')` is one variable, not the start of a string (a lexer that missed this could be shown one
+ * statement while SQLite runs another).
+ */
+function scanVariable(sql: string, start: number): number {
+  let i = start + 1;
+  if (sql[start] === '?') {
+    while (i < sql.length && /[0-9]/.test(sql[i])) i++;
+    return i;
+  }
+  let n = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (ID_CHAR.test(c)) {
+      n++;
+      i++;
+    } else if (c === '(' && n > 0) {
+      i++;
+      while (i < sql.length && !/\s/.test(sql[i]) && sql[i] !== ')') i++;
+      if (sql[i] !== ')') return -1;
+      return i + 1;
+    } else if (c === ':' && sql[i + 1] === ':') {
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  return n === 0 ? -1 : i;
+}
 
 function scanQuoted(sql: string, start: number, close: string): number {
   let i = start + 1;
@@ -58,6 +94,9 @@ export function tokenize(sql: string): Token[] {
     } else if (c === '[') {
       i = scanQuoted(sql, i, ']');
       kind = 'identifier';
+    } else if ('?:@#$'.includes(c) && scanVariable(sql, i) > 0) {
+      i = scanVariable(sql, i);
+      kind = 'variable';
     } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(sql[i + 1] ?? ''))) {
       while (i < sql.length && /[0-9A-Za-z_.]/.test(sql[i])) i++;
       kind = 'number';

@@ -29,12 +29,6 @@ export interface QueryResult {
   truncatedBy: TruncationReason | null;
   /** Cells of `rows` replaced by a marker because they were over `cellChars` (text) or `blobBytes` (BLOB). */
   clippedCells: number;
-  /**
-   * Whether the result depends on the database's rows: false when the same statement on an empty twin of the
-   * database (same schema, no rows) gives the same result (columns count and rows as a multiset). Only checked
-   * when the query asked `compareWithEmpty`; true otherwise (unchecked counts as reading).
-   */
-  readsData: boolean;
   /** Milliseconds spent inside SQLite (prepare + step + reading), measured in the thread that ran it. */
   elapsedMs: number;
 }
@@ -44,14 +38,23 @@ export interface ExecLimits {
   maxRows: number;
   /** Wall-clock limit for one statement, in milliseconds; enforced by terminating the worker. */
   timeoutMs: number;
-  /**
-   * Also run the statement on the database's empty twin, in the same request (so under the same time limit), and
-   * set `QueryResult.readsData`. Default false.
-   */
-  compareWithEmpty?: boolean;
 }
 
-export const DEFAULT_EXEC_LIMITS: ExecLimits = { maxRows: VALUE_LIMITS.rows, timeoutMs: 2_000, compareWithEmpty: false };
+export const DEFAULT_EXEC_LIMITS: ExecLimits = { maxRows: VALUE_LIMITS.rows, timeoutMs: 2_000 };
+
+/** A result as read on a perturbed copy (no timing: the copies are judged, not timed). */
+export type CopyResult = Omit<QueryResult, 'elapsedMs'>;
+
+/** One perturbed copy's answers (perturbed-copies.ts): null where SQLite failed on that copy. */
+export interface CopyRun {
+  result: CopyResult | null;
+  gold: CopyResult | null;
+}
+
+/** A statement and the gold SQL run on every perturbed copy of a database that could be built. */
+export interface CopiesRun {
+  copies: CopyRun[];
+}
 
 export interface ColumnInfo {
   name: string;

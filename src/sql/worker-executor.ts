@@ -1,10 +1,14 @@
 /**
  * `SqlExecutor` over a worker that can be killed. Requests run one at a time; each gets a time limit. When a
  * statement runs past it, or the worker dies, the worker is terminated, the request fails with a clear SqlError,
- * and the next request starts a fresh worker and reloads the databases it needs from the bytes kept here.
+ * and the next request starts a fresh worker and reloads the databases it needs from the bytes kept here. A worker
+ * that answers 'crashed' (a WASM trap inside sql.js, wasm-trap.ts: its heap can no longer be trusted) is replaced
+ * the same way, before any other request is sent to it, so no other session's database is read on corrupt memory.
+ * Keys loaded from the same bytes share one read-only connection on the worker (a 'share' request, no bytes sent).
  */
 import type { SqlExecutor } from './executor.ts';
-import { DEFAULT_EXEC_LIMITS, SqlError, type ExecLimits, type QueryResult, type TableInfo } from './types.ts';
+import { DEFAULT_EXEC_LIMITS, SqlError, type CopiesRun, type ExecLimits, type QueryResult, type TableInfo } from './types.ts';
+import { COPY_PLANS } from './perturbed-copies.ts';
 import type { SqlRequest, SqlResponse, SqlResultValue, WorkerPort } from './worker-protocol.ts';
 import { contentKeyOf } from './content-key.ts';
 
@@ -32,6 +36,10 @@ export class WorkerSqlExecutor implements SqlExecutor {
   private readonly bytes = new Map<string, Uint8Array>();
   /** Databases the current worker has open. */
   private readonly loaded = new Set<string>();
+  /** Contents (content keys) whose perturbed copies the current worker has built. */
+  private readonly copiesBuilt = new Set<string>();
+  /** Contents whose copies could not be built (too slow or a crash): not tried again. */
+  private readonly copiesFailed = new Set<string>();
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private queue: Promise<unknown> = Promise.resolve();
@@ -72,6 +80,7 @@ export class WorkerSqlExecutor implements SqlExecutor {
     this.port?.terminate();
     this.port = null;
     this.loaded.clear();
+    this.copiesBuilt.clear();
     this.restarts++;
     this.onRestart?.(message);
     if (!failPending) return;
@@ -96,22 +105,35 @@ export class WorkerSqlExecutor implements SqlExecutor {
 
   /**
    * Runs `work` alone on the worker, after opening `dbKey` there if needed: requests are serialised so a time limit
-   * measures one statement, not the queue before it, and so requests that belong together (a query and its run on
-   * the empty twin) are never interleaved with another caller's.
+   * measures one statement, not the queue before it, and so requests that belong together (building copies and running
+   * on them) are never interleaved with another caller's.
    */
   private exclusive<T>(dbKey: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
     const task = this.queue.then(async () => {
       if (!this.loaded.has(dbKey)) {
         const bytes = this.bytes.get(dbKey);
         if (!bytes) throw new SqlError('no-database', `Database '${dbKey}' is not loaded.`);
-        // Loading copies the bytes into WASM memory; give it its own, more generous, limit.
-        await this.send({ type: 'load', dbKey, bytes, contentKey: contentKeyOf(bytes) }, Math.max(timeoutMs, 30_000));
+        const contentKey = contentKeyOf(bytes);
+        if (this.workerHasContent(bytes)) {
+          // Another key on this worker was loaded from the same bytes: share its read-only connection, so N sessions
+          // on one database cost one copy per worker, not N (and the bytes are not sent again).
+          await this.send({ type: 'share', dbKey, contentKey }, timeoutMs);
+        } else {
+          // Loading copies the bytes into WASM memory; give it its own, more generous, limit.
+          await this.send({ type: 'load', dbKey, bytes, contentKey }, Math.max(timeoutMs, 30_000));
+        }
         this.loaded.add(dbKey);
       }
       return work();
     });
     this.queue = task.catch(() => undefined);
     return task;
+  }
+
+  /** Whether a key the current worker has open was loaded from `bytes` (every loaded key's bytes are what it opened). */
+  private workerHasContent(bytes: Uint8Array): boolean {
+    for (const key of this.loaded) if (this.bytes.get(key) === bytes) return true;
+    return false;
   }
 
   private run<T extends SqlResultValue>(dbKey: string, body: RequestBody, timeoutMs = this.limits.timeoutMs): Promise<T> {
@@ -126,21 +148,31 @@ export class WorkerSqlExecutor implements SqlExecutor {
   }
 
   query(dbKey: string, sql: string, limits?: Partial<ExecLimits>): Promise<QueryResult> {
-    const { maxRows, timeoutMs, compareWithEmpty = false } = { ...this.limits, ...limits };
+    const { maxRows, timeoutMs } = { ...this.limits, ...limits };
+    return this.run<QueryResult>(dbKey, { type: 'query', dbKey, sql, maxRows }, timeoutMs);
+  }
+
+  /**
+   * The copies are built by a request of their own with a generous limit (once per content and worker; a content
+   * whose build failed is not tried again and has no copies). The runs on the copies then share one limit of
+   * `timeoutMs` per copy: the statement already ran within `timeoutMs` on the database itself.
+   */
+  runOnCopies(dbKey: string, sql: string, goldSql: string, limits?: Partial<ExecLimits>): Promise<CopiesRun> {
+    const { maxRows, timeoutMs } = { ...this.limits, ...limits };
     return this.exclusive(dbKey, timeoutMs, async () => {
-      const result = (await this.send({ type: 'query', dbKey, sql, maxRows, keepForCompare: compareWithEmpty }, timeoutMs)) as QueryResult;
-      if (!compareWithEmpty) return result;
-      // The run on the empty twin is a request of its own with its own time limit, so a runaway statement is still
-      // stopped at the limit, and a heavy constant one (a 100 MB printf) gets the same time on the twin. The twin has
-      // no rows, so it never does more work than the database did unless the statement computes something heavy
-      // without reading a table: a twin that runs out of time means "reads nothing" (so a constant statement that
-      // happens to end near the limit cannot be paid). Any other failure there counts as reading the database.
-      try {
-        return { ...result, readsData: (await this.send({ type: 'reads-data', dbKey }, timeoutMs)) as boolean };
-      } catch (e) {
-        if (e instanceof SqlError) return { ...result, readsData: e.kind !== 'timeout' };
-        throw e;
+      const bytes = this.bytes.get(dbKey);
+      const content = bytes ? contentKeyOf(bytes) : dbKey;
+      if (this.copiesFailed.has(content)) return { copies: [] };
+      if (!this.copiesBuilt.has(content)) {
+        try {
+          await this.send({ type: 'build-copies', dbKey }, Math.max(timeoutMs, 30_000));
+        } catch (e) {
+          if (e instanceof SqlError) this.copiesFailed.add(content);
+          throw e;
+        }
+        this.copiesBuilt.add(content);
       }
+      return (await this.send({ type: 'run-on-copies', dbKey, sql, goldSql, maxRows }, timeoutMs * COPY_PLANS.length)) as CopiesRun;
     });
   }
 
@@ -154,6 +186,20 @@ export class WorkerSqlExecutor implements SqlExecutor {
 
   sample(dbKey: string, table: string, rows: number): Promise<QueryResult> {
     return this.run<QueryResult>(dbKey, { type: 'sample', dbKey, table, rows });
+  }
+
+  /**
+   * Forgets `dbKey` (a session that ended): the worker closes its connection when no other key uses it, and the
+   * bytes kept for reloads are let go. Harmless for a key that is not loaded.
+   */
+  unload(dbKey: string): Promise<void> {
+    const task = this.queue.then(async () => {
+      this.bytes.delete(dbKey);
+      if (!this.loaded.delete(dbKey)) return;
+      await this.send({ type: 'unload', dbKey }, this.limits.timeoutMs);
+    });
+    this.queue = task.catch(() => undefined);
+    return task;
   }
 
   async close(): Promise<void> {

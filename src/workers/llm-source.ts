@@ -8,6 +8,7 @@
  * No GPU code here, so Node tests drive it directly.
  */
 import { CacheStorageFileStore, MemoryFileStore, type FileStore } from '../model/cache.ts';
+import { checkFileSize, fileCap } from '../model/file-caps.ts';
 import { DEFAULT_HUB_BASE, downloadModel } from '../model/hub.ts';
 import { shardFiles, type CheckpointFiles } from '../model/load.ts';
 import { readLocalModel, type LocalFile } from '../model/local-folder.ts';
@@ -59,6 +60,9 @@ async function fetchFolder(url: string, onProgress: Progress, signal?: AbortSign
     if (res.status === 404 && optional) return null;
     if (!res.ok) throw new Error(`${file} could not be read from ${base} (HTTP ${res.status}): is this a model folder served with the app?`);
     total += Number(res.headers.get('content-length') ?? 0);
+    // Small files have size caps (file-caps.ts): the declared length first, then the bytes as they arrive.
+    const cap = fileCap(file);
+    checkFileSize(`${base}${file}`, Number(res.headers.get('content-length') ?? 0), cap);
     try {
       const chunks: Uint8Array[] = [];
       let got = 0;
@@ -75,6 +79,7 @@ async function fetchFolder(url: string, onProgress: Progress, signal?: AbortSign
         signal?.throwIfAborted();
         chunks.push(value);
         got += value.length;
+        checkFileSize(`${base}${file}`, got, cap);
         loaded += value.length;
         onProgress({ phase: 'download', file, loaded, total: Math.max(total, loaded) });
       }

@@ -1,36 +1,35 @@
 /**
  * What the SQL worker does with a request, independent of the transport (Web Worker or Node worker thread).
+ *
+ * Crashes: anything thrown that is not a SqlError — above all a WASM trap (wasm-trap.ts), but also a SqlError whose
+ * message is a trap's — is answered as `kind: 'crashed'`, and the engine is marked poisoned: its heap may be
+ * overwritten, so every later request on it is refused as a crash too rather than run on corrupt memory. The
+ * executor replaces a worker that answers 'crashed' before it sends anything else (worker-executor.ts).
  */
 import { SqlEngine } from '../sql/engine.ts';
-import { SqlError, type QueryResult } from '../sql/types.ts';
+import { SqlError } from '../sql/types.ts';
+import { isWasmTrap, WasmTrapError } from '../sql/wasm-trap.ts';
 import type { SqlRequest, SqlResponse, SqlResultValue } from '../sql/worker-protocol.ts';
-
-/** The last query a `reads-data` request may compare with the empty twin (requests run one at a time). */
-interface KeptQuery {
-  dbKey: string;
-  sql: string;
-  maxRows: number;
-  result: QueryResult;
-}
-let kept: KeptQuery | null = null;
 
 function dispatch(engine: SqlEngine, request: SqlRequest): SqlResultValue {
   switch (request.type) {
     case 'load':
       engine.load(request.dbKey, request.bytes, request.contentKey);
       return null;
-    case 'query': {
-      kept = null;
-      const result = engine.query(request.dbKey, request.sql, { maxRows: request.maxRows });
-      if (request.keepForCompare) kept = { dbKey: request.dbKey, sql: engine.guarded(request.sql), maxRows: request.maxRows, result };
-      return result;
-    }
-    case 'reads-data': {
-      const k = kept;
-      kept = null;
-      // Nothing kept for this database (a replaced worker): unchecked counts as reading.
-      return k === null || k.dbKey !== request.dbKey ? true : engine.readsData(k.dbKey, k.sql, k.maxRows, k.result);
-    }
+    case 'share':
+      if (!engine.share(request.dbKey, request.contentKey)) {
+        throw new SqlError('no-database', `Database '${request.dbKey}': no load of its content is open on this worker; send its bytes.`);
+      }
+      return null;
+    case 'unload':
+      engine.unload(request.dbKey);
+      return null;
+    case 'query':
+      return engine.query(request.dbKey, request.sql, { maxRows: request.maxRows });
+    case 'build-copies':
+      return engine.buildCopies(request.dbKey);
+    case 'run-on-copies':
+      return engine.runOnCopies(request.dbKey, request.sql, request.goldSql, request.maxRows);
     case 'tables':
       return engine.tables(request.dbKey);
     case 'describe':
@@ -42,13 +41,20 @@ function dispatch(engine: SqlEngine, request: SqlRequest): SqlResultValue {
   }
 }
 
+/** Engines that crashed: never trusted again. */
+const poisoned = new WeakMap<SqlEngine, string>();
+
 export function handleSqlRequest(engine: SqlEngine, request: SqlRequest): SqlResponse {
+  const crash = poisoned.get(engine);
+  if (crash !== undefined) return { id: request.id, type: 'error', kind: 'crashed', message: `This SQL worker crashed earlier (${crash}); it must be replaced.` };
   try {
     return { id: request.id, type: 'result', value: dispatch(engine, request) };
   } catch (e) {
-    if (e instanceof SqlError) return { id: request.id, type: 'error', kind: e.kind, message: e.message };
-    // Anything else (an Emscripten abort, out of memory) leaves the module unusable: report it as a crash so the
-    // client replaces this worker.
-    return { id: request.id, type: 'error', kind: 'crashed', message: e instanceof Error ? e.message : String(e) };
+    if (e instanceof SqlError && !isWasmTrap(e)) return { id: request.id, type: 'error', kind: e.kind, message: e.message };
+    // A trap, an Emscripten abort or out of memory leaves the module unusable: report a crash so the client
+    // replaces this worker.
+    const message = e instanceof WasmTrapError ? e.message : isWasmTrap(e) ? new WasmTrapError(e).message : `SQL worker crashed: ${e instanceof Error ? e.message : String(e)}`;
+    poisoned.set(engine, message);
+    return { id: request.id, type: 'error', kind: 'crashed', message };
   }
 }

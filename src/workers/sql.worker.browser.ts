@@ -2,10 +2,11 @@
 import initSqlJs from 'sql.js';
 import wasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
 import { SqlEngine } from '../sql/engine.ts';
+import { SQL_JS_OPTIONS } from '../sql/legacy-functions.ts';
 import type { SqlRequest } from '../sql/worker-protocol.ts';
 import { handleSqlRequest } from './sql-worker-core.ts';
 
-const ready = initSqlJs({ locateFile: () => wasmUrl }).then((sql) => new SqlEngine(sql));
+const ready = initSqlJs({ ...SQL_JS_OPTIONS, locateFile: () => wasmUrl }).then((sql) => new SqlEngine(sql));
 let queue: Promise<unknown> = Promise.resolve();
 self.onmessage = (event: MessageEvent<SqlRequest>) => {
   const request = event.data;

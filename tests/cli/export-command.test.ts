@@ -51,7 +51,7 @@ describe('sqlenv export', () => {
 
   it('writes prompts rows with the shot turns before the question', async () => {
     const out = join(dir, 'prompts.jsonl');
-    const run = await sqlenv(['export', '--format', 'prompts', '--split', 'train', '--shots', '1', '--thinking', 'on', '--max-tokens', '1100', '--out', out]);
+    const run = await sqlenv(['export', '--format', 'prompts', '--split', 'train', '--shots', '1', '--thinking', 'on', '--max-tokens', '1200', '--out', out]);
     expect(run.code).toBe(0);
     const rows = rowsOf(out);
     expect(rows).toHaveLength(53); // the demo's train split

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DatasetError } from '../../src/data/bundle.ts';
+import { DatasetError, toManifest } from '../../src/data/bundle.ts';
 import { readBundleFolder, writeBundleFolder } from '../../src/data/bundle-node.ts';
 import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
 
@@ -34,4 +34,19 @@ describe('bundles', () => {
     writeFileSync(join(root, 'manifest.json'), '{ not json');
     await expect(readBundleFolder(root)).rejects.toThrow(/npm run data:demo/);
   });
+
+  it.each([['../../outside.sqlite'], ['db/../../x.sqlite'], ['/etc/x.sqlite'], ['db/a\\..\\..\\x.sqlite'], ['db/x.sqlite\u0000.png'], ['other/x.sqlite']])(
+    'refuse a manifest whose database file %j lies outside the bundle, and never write one',
+    async (file) => {
+      const root = mkdtempSync(join(tmpdir(), 'sqlenv-escape-'));
+      const tiny = await buildTinyDataset();
+      writeFileSync(join(root, 'manifest.json'), JSON.stringify({ ...toManifest(tiny), databases: [{ ...tiny.databases[0], file }] }));
+      await expect(readBundleFolder(root)).rejects.toThrow(/has a file outside the bundle/);
+      const hostile = { ...tiny, databases: [{ ...tiny.databases[0], file }] };
+      writeFileSync(join(root, 'keep.txt'), 'still here');
+      await expect(writeBundleFolder(root, hostile)).rejects.toThrow(DatasetError);
+      // Refused before anything was removed or written.
+      expect(readFileSync(join(root, 'keep.txt'), 'utf8')).toBe('still here');
+    },
+  );
 });

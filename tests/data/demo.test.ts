@@ -100,7 +100,7 @@ describe('demo dataset: shape', () => {
     expect(dataset.questions.filter((q) => q.split === 'train').length).toBeGreaterThan(0);
     expect(dataset.questions.filter((q) => q.split === 'eval').length).toBeGreaterThan(0);
     expect(DEMO_CURATED).toEqual(DEMO_DATABASES.map((spec) => spec.id));
-    const splits = sqlenvSplits(dataset.questions.map((q) => ({ dbId: q.dbId, gold: q.gold, goldRows: q.goldResult.rows })), DEMO_CURATED);
+    const splits = sqlenvSplits(dataset.questions.map((q) => ({ dbId: q.dbId, question: q.question, gold: q.gold, goldRows: q.goldResult.rows })), DEMO_CURATED);
     expect(dataset.questions.map((q) => q.split)).toEqual(splits);
     expect(splits).not.toContain('heldout');
   });

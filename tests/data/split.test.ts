@@ -1,9 +1,10 @@
 /**
- * The SQLEnv split (src/data/split.ts): questions that share a normalised gold SQL or a gold result (rows as a
- * multiset, column order ignored) never straddle train and eval — on a synthetic case, on the demo dataset and on
- * the Spider dev data when it is there (tests/fixtures/spider-dir.ts). The straddle check is written apart from the
- * implementation: result keys from the verifier's `valueKey`, and every cross-split pair also put to the strict
- * verifier itself, so a wrong `goldResultKey` cannot vouch for itself.
+ * The SQLEnv split (src/data/split.ts): questions that share a normalised gold SQL, answers the lenient ANSWER
+ * verifier equates, or paraphrased texts never straddle train and eval — on a synthetic case, on the demo dataset
+ * and on the Spider dev data when it is there (tests/fixtures/spider-dir.ts). The straddle check is written apart
+ * from the implementation: every cross-split pair is put to the strict verifier and to the lenient verifier
+ * (src/env/answer.ts) itself, so a wrong key cannot vouch for itself; each Spider check also runs on the previous
+ * rule's split and must find what the issue reported there (dev 776/777, the four eval questions answered by `'9'`).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,11 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDataset, DEMO_CURATED, demoSplitMoves } from '../../src/data/demo/build.ts';
 import { createRng, shuffled } from '../../src/data/rng.ts';
 import { importSpider } from '../../src/data/spider.ts';
+import { questionWords } from '../../src/data/paraphrase.ts';
 import {
   cellKey,
   CURATED_DATABASES,
   goldResultKey,
   normalizeGoldSql,
+  PREVIOUS_SPLIT_RULE,
+  SPLIT_RULE,
   splitGroups,
   splitMoves,
   sqlenvSplits,
@@ -24,6 +28,7 @@ import {
   type SplitInput,
 } from '../../src/data/split.ts';
 import type { Dataset, Question, Split } from '../../src/data/types.ts';
+import { answerMatches } from '../../src/env/answer.ts';
 import { executionMatch, valueKey } from '../../src/env/verifier.ts';
 import type { SqlValue } from '../../src/sql/types.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
@@ -37,7 +42,56 @@ interface Item extends SplitInput {
 }
 
 function items(questions: readonly Question[]): Item[] {
-  return questions.map((q) => ({ id: q.id, dbId: q.dbId, gold: q.gold, goldRows: q.goldResult.rows, split: q.split }));
+  return questions.map((q) => ({ id: q.id, dbId: q.dbId, question: q.question, gold: q.gold, goldRows: q.goldResult.rows, ...(q.goldTies && { goldTies: q.goldTies }), split: q.split }));
+}
+
+/**
+ * The lenient verifier's relation on two gold results: one, written as JSON rows (or, for one row or one column, as
+ * a flat JSON list), is accepted as an ANSWER for the other, either way round. Row order is ignored (the looser
+ * reading, so more pairs count).
+ */
+function sameAnswer(a: ReadonlyArray<readonly SqlValue[]>, b: ReadonlyArray<readonly SqlValue[]>): boolean {
+  const texts = (rows: ReadonlyArray<readonly SqlValue[]>): string[] => [
+    JSON.stringify(rows),
+    ...(rows.length === 1 || rows[0].length === 1 ? [JSON.stringify(rows.flat())] : []),
+  ];
+  const accepts = (x: typeof a, y: typeof b): boolean =>
+    texts(x).some((t) => answerMatches(t, { columns: [], rows: y.map((r) => [...r]) }, false).match);
+  return accepts(a, b) || accepts(b, a);
+}
+
+/**
+ * Every pair of one database in train and eval whose answers the lenient verifier equates: `id/id`. A JSON answer
+ * is read cell for cell, so only pairs with as many cells are put to the verifier (this only saves time).
+ */
+function answerStraddles(all: readonly Item[]): string[] {
+  const out: string[] = [];
+  const cells = (x: Item): number => x.goldRows.length * (x.goldRows[0]?.length ?? 0);
+  for (const a of all) {
+    if (a.split !== 'train') continue;
+    for (const b of all) {
+      if (b.split !== 'eval' || a.dbId !== b.dbId || cells(a) !== cells(b)) continue;
+      if (sameAnswer(a.goldRows, b.goldRows)) out.push(`${a.id}/${b.id}`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Every pair of one database in train and eval where one question's gold, written as JSON rows, is accepted for the
+ * other only thanks to the other's ties (a legal result of its gold SQL): `id/id`, put to the verifier itself.
+ */
+function tieStraddles(all: readonly Item[]): string[] {
+  const out: string[] = [];
+  for (const b of all) {
+    if (!b.goldTies || b.split === 'heldout') continue;
+    const gold = { columns: [], rows: b.goldRows.map((r) => [...r]) };
+    for (const a of all) {
+      if (a.dbId !== b.dbId || a.split === 'heldout' || a.split === b.split) continue;
+      if (answerMatches(JSON.stringify(a.goldRows), gold, false, b.goldTies).match) out.push(`${a.id}/${b.id}`);
+    }
+  }
+  return out;
 }
 
 /** The result as a bag of rows, each row a bag of `valueKey`s: the test's own key, independent of split.ts. */
@@ -101,7 +155,7 @@ describe('sqlenvSplits on a synthetic dataset', () => {
   const curated = ['zoo', 'shop'];
   const namesAges: SqlValue[][] = [['Rex', 3], ['Tom', 5]];
   const agesNames: SqlValue[][] = [[5, 'Tom'], [3, 'Rex']];
-  const q = (id: string, dbId: string, gold: string, goldRows: SqlValue[][]): Item => ({ id, dbId, gold, goldRows, split: 'heldout' });
+  const q = (id: string, dbId: string, gold: string, goldRows: SqlValue[][]): Item => ({ id, dbId, question: `Question ${id}?`, gold, goldRows, split: 'heldout' });
   const synthetic: Item[] = [
     // A paraphrase with its columns reordered: other SQL, same answer. The SQL-only rule put these apart.
     q('zoo-1', 'zoo', 'SELECT name, age FROM pets', namesAges),
@@ -131,6 +185,7 @@ describe('sqlenvSplits on a synthetic dataset', () => {
 
   it('puts a group on one side and no equal SQL or equal result across train and eval', () => {
     expect(straddles(labelled)).toEqual([]);
+    expect(answerStraddles(labelled)).toEqual([]);
     expect(splitOf.get('zoo-2')).toBe(splitOf.get('zoo-1'));
     expect(splitOf.get('zoo-3')).toBe(splitOf.get('zoo-1'));
     expect(splitOf.get('zoo-5')).toBe(splitOf.get('zoo-4'));
@@ -164,6 +219,56 @@ describe('sqlenvSplits on a synthetic dataset', () => {
     const train = sqlenvSplits(lone, curated).filter((s) => s === 'train').length;
     expect(train / lone.length).toBeGreaterThan(0.66);
     expect(train / lone.length).toBeLessThan(0.74);
+  });
+});
+
+describe('sqlenvSplits joins lenient answers and paraphrases (synthetic)', () => {
+  const curated = ['zoo'];
+  /** Two gold SQLs whose SQL-only splits differ, so only a link can put their questions on one side. */
+  function apartSqls(tag: string): [string, string] {
+    const sqls = Array.from({ length: 40 }, (_, k) => `SELECT ${tag} FROM t${k}`);
+    const train = sqls.find((x) => sqlOnlySplit('zoo', x, curated) === 'train');
+    const evalSql = sqls.find((x) => sqlOnlySplit('zoo', x, curated) === 'eval');
+    if (!train || !evalSql) throw new Error(`no SQL pair for ${tag}`);
+    return [train, evalSql];
+  }
+  const pair = (tag: string, a: SqlValue[][], b: SqlValue[][], texts: [string, string] = [`What is ${tag} one?`, `What is ${tag} two?`]): Item[] => {
+    const [sqlA, sqlB] = apartSqls(tag);
+    return [
+      { id: `${tag}-a`, dbId: 'zoo', question: texts[0], gold: sqlA, goldRows: a, split: 'heldout' },
+      { id: `${tag}-b`, dbId: 'zoo', question: texts[1], gold: sqlB, goldRows: b, split: 'heldout' },
+    ];
+  };
+
+  it.each([
+    ['a count and its text', pair('nine', [[9]], [['9']])],
+    ['text case and spacing', pair('city', [['New York']], [[' new  york']])],
+    ['an average and its rounding', pair('avg', [[3.3333333333333335]], [[3.33]])],
+    ['one row and one column with the same cells', pair('names', [['a', 'b']], [['b'], ['a']])],
+    ['NULL and the text None', pair('none', [[null]], [['None']])],
+    [
+      'paraphrased questions with other golds (Spider dev 776/777)',
+      pair('asia', [['China']], [['China'], ['Japan']], [
+        'Which Asian countries have a population that is larger than any country in Africa?',
+        'What are the Asian countries which have a population larger than that of any country in Africa?',
+      ]),
+    ],
+  ])('%s: one side, where the previous rule split them', (_name, items) => {
+    const before = sqlenvSplits(items, curated, PREVIOUS_SPLIT_RULE);
+    expect(new Set(before).size).toBe(2);
+    const after = sqlenvSplits(items, curated);
+    expect(after[0]).toBe(after[1]);
+    expect(answerStraddles(items.map((x, i) => ({ ...x, split: after[i] })))).toEqual([]);
+  });
+
+  it.each([
+    ['other counts', pair('ten', [[9]], [[10]])],
+    ['other texts', pair('town', [['York']], [['New York']])],
+    ['averages 0.06 apart', pair('mean', [[3.33]], [[3.39]])],
+    ['a negated question with another answer', pair('speak', [['France']], [['Peru']], ['Which countries speak English?', 'Which countries do not speak English?'])],
+  ])('%s: left to their own sides', (_name, items) => {
+    expect(sqlenvSplits(items, curated)).toEqual(sqlenvSplits(items, curated, PREVIOUS_SPLIT_RULE));
+    expect(splitGroups(items, curated)).toHaveLength(2);
   });
 });
 
@@ -211,6 +316,57 @@ describe.skipIf(!existsSync(join(SPIDER, 'dev.json')))('sqlenvSplits on the Spid
     expect(straddles(spider)).toEqual([]);
     const old = spider.map((x) => ({ ...x, split: sqlOnlySplit(x.dbId, x.gold) }));
     expect(straddles(old).length).toBeGreaterThan(0);
+  });
+
+  it('has no two questions of one database in train and eval whose answers the lenient verifier equates', () => {
+    expect(answerStraddles(spider)).toEqual([]);
+    // The previous rule (strict result keys) left the issue's pairs: two train questions answered '9' (text, from
+    // max(age)) against four eval counts of 9.
+    const previous = sqlenvSplits(spider, CURATED_DATABASES, PREVIOUS_SPLIT_RULE);
+    const old = spider.map((x, i) => ({ ...x, split: previous[i] }));
+    const expected = ['dev-0988', 'dev-0989'].flatMap((t) => ['dev-0966', 'dev-0967', 'dev-0974', 'dev-0975'].map((e) => `${t}/${e}`));
+    expect(answerStraddles(old).sort()).toEqual(expected);
+  });
+
+  it('has no answer accepted across train and eval through ties (a legal result of a gold SQL); without tie links there are some', () => {
+    expect(spider.filter((x) => x.goldTies).length).toBeGreaterThan(0);
+    expect(tieStraddles(spider)).toEqual([]);
+    const withoutTies = sqlenvSplits(spider, CURATED_DATABASES, { ...SPLIT_RULE, ties: false });
+    const old = spider.map((x, i) => ({ ...x, split: withoutTies[i] }));
+    const found = tieStraddles(old);
+    console.log(`tie straddles without tie links: ${found.length} (${found.slice(0, 6).join(', ')})`);
+    expect(found.length).toBeGreaterThan(0);
+  });
+
+  it("puts the four eval questions answered by a train question's '9' on one side with it", () => {
+    const ids = ['dev-0966', 'dev-0967', 'dev-0974', 'dev-0975', 'dev-0988', 'dev-0989'];
+    const sides = ids.map((id) => spider.find((x) => x.id === id)?.split);
+    expect(new Set(sides).size).toBe(1);
+    expect(sides[0]).not.toBe('heldout');
+  });
+
+  it('puts dev 776 and 777 (one question, two disagreeing golds) on one side; the previous rule split them', () => {
+    const [a, b] = ['dev-0776', 'dev-0777'].map((id) => spider.findIndex((x) => x.id === id));
+    expect(spider[a].split).toBe(spider[b].split);
+    const previous = sqlenvSplits(spider, CURATED_DATABASES, PREVIOUS_SPLIT_RULE);
+    expect(previous[a]).not.toBe(previous[b]);
+  });
+
+  it('joins by text alone only pairs read by hand as paraphrases (dev 16/17, 774/775, 776/777)', () => {
+    // Pairs of one curated database with the same content words whose SQL differs and whose answers the verifier
+    // does not equate: what the text link adds. Each was read: the same question asked twice.
+    const joined: string[] = [];
+    for (const a of spider) {
+      for (const b of spider) {
+        if (a.id >= b.id || a.dbId !== b.dbId || a.split === 'heldout' || questionWords(a.question) !== questionWords(b.question)) continue;
+        if (normalizeGoldSql(a.gold) !== normalizeGoldSql(b.gold) && !sameAnswer(a.goldRows, b.goldRows)) joined.push(`${a.id}/${b.id}`);
+      }
+    }
+    expect(joined).toEqual(['dev-0016/dev-0017', 'dev-0774/dev-0775', 'dev-0776/dev-0777']);
+    for (const pair of joined) {
+      const [a, b] = pair.split('/').map((id) => spider.find((x) => x.id === id)?.split);
+      expect(a, pair).toBe(b);
+    }
   });
 
   it('puts dev questions 93, 94 and 110 (one answer, other SQL) on one side', () => {

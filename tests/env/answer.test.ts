@@ -5,7 +5,9 @@
 import { describe, it, expect } from 'vitest';
 import type { SqlValue } from '../../src/sql/types.ts';
 import type { ResultTable } from '../../src/env/verifier.ts';
-import { answerInterpretations, answerMatches, cellMatches, normalizeText, parseAnswer, readNumber, shownDecimals, splitCells, type AnswerCell } from '../../src/env/answer.ts';
+import { answerInterpretations, answerMatches, cellMatches, describeVerdict, namesColumns, normalizeText, parseAnswer, readNumber, shownDecimals, splitCells, type AnswerCell } from '../../src/env/answer.ts';
+import { splitTable } from '../../src/env/answer-read.ts';
+import type { GoldTies } from '../../src/data/types.ts';
 
 const t = (rows: SqlValue[][]): ResultTable => ({ columns: (rows[0] ?? []).map((_, i) => `c${i}`), rows });
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -182,6 +184,183 @@ const EMPTY_GOLD: Case[] = [
   ['0', [], false, false],
 ];
 
+// Issue 21: every fair form of a correct answer is read. The old reader refused each of these "right" cases
+// (0/923 Spider golds for `[(6,)]`, a header line, a markdown table without its rule line, `(6,)`, a value under its
+// column name); the "wrong" ones guard against reading too much.
+type NamedCase = [answer: string, columns: string[], gold: SqlValue[][], orderMatters: boolean, expected: boolean];
+
+const PYTHON: NamedCase[] = [
+  ['[(6,)]', ['count(*)'], [[6]], false, true],
+  ['(6,)', ['count(*)'], [[6]], false, true],
+  ['(6)', ['count(*)'], [[6]], false, true], // (6) is 6 in Python
+  ['[(7,)]', ['count(*)'], [[6]], false, false],
+  ["[('a', 1), ('b', 2)]", ['name', 'n'], [['a', 1], ['b', 2]], true, true],
+  ["[('b', 2), ('a', 1)]", ['name', 'n'], [['a', 1], ['b', 2]], true, false],
+  ["[('a', 1), ('b', 3)]", ['name', 'n'], [['a', 1], ['b', 2]], false, false],
+  ["['a', 'b']", ['name'], [['a'], ['b']], false, true],
+  ["['a', 'b', 'c']", ['name'], [['a'], ['b']], false, false],
+  ["[(None,), (None,)]", ['x'], [[null], [null]], false, true],
+  ['[(True, False)]', ['a', 'b'], [[1, 0]], false, true],
+  ['[("O\'Brien",)]', ['name'], [["O'Brien"]], false, true],
+  ["[('it\\'s',)]", ['name'], [["it's"]], false, true],
+  ["[('a\\nb',)]", ['name'], [['a\nb']], false, true],
+  ["('Alice', 30.50)", ['name', 'age'], [['Alice', 30.5]], false, true],
+  ['[[[1]]]', ['x'], [[1]], false, false], // three levels deep is no result shape
+];
+
+const BARE_LISTS: NamedCase[] = [
+  ['[a, b]', ['name'], [['a'], ['b']], false, true],
+  ['[Alice, Bob]', ['name'], [['Bob'], ['Alice']], false, true],
+  ['[Alice, Bob]', ['name'], [['Bob'], ['Alice']], true, false],
+  ['[Alice]', ['name'], [['Alice']], false, true],
+  ['[Alice, Carol]', ['name'], [['Bob'], ['Alice']], false, false],
+];
+
+const HEADERS: NamedCase[] = [
+  ['count(*)\n6', ['count(*)'], [[6]], false, true],
+  ['COUNT (*)\n6', ['count(*)'], [[6]], false, true],
+  ['total\n6', ['count(*)'], [[6]], false, false], // a line that names no column is data: two values
+  ['name,age\nAlice,30\nBob,25', ['name', 'age'], PEOPLE, true, true],
+  ['Name, Age\nAlice, 30\nBob, 25', ['name', 'age'], PEOPLE, true, true],
+  ['age\tname\n30\tAlice\n25\tBob', ['name', 'age'], PEOPLE, true, true], // header in the answer's column order
+  ['name;age\nAlice;30\nBob;25', ['T1.name', 'T2.age'], PEOPLE, false, true], // T1.name named as name
+  ['nom,age\nAlice,30\nBob,25', ['name', 'age'], PEOPLE, false, false],
+  // The header cannot smuggle a second guess: as data the first line is a row, as a header it names the columns.
+  ['Alice,30\nBob,25', ['name', 'age'], [['Bob', 25]], false, false],
+  ['name,age\nAlice,30', ['name', 'age'], [['name', 'age'], ['Alice', 30]], false, true],
+  ['name,age\nAlice,30', ['name', 'age'], [['Alice', 30]], false, true],
+  ['| name | age |\n| Alice | 30 |\n| Bob | 25 |', ['name', 'age'], PEOPLE, true, true], // markdown, no |---| line
+  ['| Alice | 30 |\n| Bob | 25 |', ['name', 'age'], PEOPLE, true, true], // markdown, no header
+  ['|---|---|\n| Alice | 30 |\n| Bob | 25 |', ['name', 'age'], PEOPLE, true, true],
+  ['| count(*) |\n|---|\n| 6 |', ['count(*)'], [[6]], false, true],
+  ['| count(*) |\n| 6 |', ['count(*)'], [[6]], false, true],
+  ['| 6 |', ['count(*)'], [[6]], false, true],
+  ['| Person | Years |\n|---|---|\n| Alice | 30 |', ['name', 'age'], [['Alice', 30]], false, true], // markdown's header is syntax
+];
+
+const LABELLED: NamedCase[] = [
+  ['Name: Smith', ['name'], [['Smith']], false, true],
+  ['count(*): 6', ['count(*)'], [[6]], false, true],
+  ['name: Smith\nage: 30', ['name', 'age'], [['Smith', 30]], false, true],
+  ['age: 30\nname: Smith', ['name', 'age'], [['Smith', 30]], false, true],
+  ['name: a\nname: b', ['name'], [['a'], ['b']], false, true],
+  ['Surname: Smith', ['name'], [['Smith']], false, false],
+  ['Name: Jones', ['name'], [['Smith']], false, false],
+];
+
+const CSV_QUOTING: NamedCase[] = [
+  ['name\n"a\nb"\nc', ['name'], [['a\nb'], ['c']], false, true], // a quoted cell holding a line break
+  ['"a\nb",1\nc,2', ['name', 'n'], [['a\nb', 1], ['c', 2]], false, true],
+  ['Employee,"6915 Point\nGleasonville, LA ",West Heidi', ['a', 'b', 'c'], [['Employee', '6915 Point\nGleasonville, LA ', 'West Heidi']], false, true],
+  ['"say ""hi""",1\nb,2', ['name', 'n'], [['say "hi"', 1], ['b', 2]], false, true],
+  ['"a ""x"", y",1\nb,2', ['name', 'n'], [['a "x", y', 1], ['b', 2]], false, true],
+  ['"a\nb",1\nc,2', ['name', 'n'], [['a', 1], ['b', 1], ['c', 2]], false, false],
+];
+
+const ALL_NULL: NamedCase[] = [
+  ['None\nNone', ['x'], [[null], [null]], false, true],
+  ['null, null', ['x'], [[null], [null]], false, true],
+  ['x\n""\n""', ['x'], [[null], [null]], false, true], // Python's csv writes a one-column NULL as ""
+  ['\t', ['a', 'b'], [[null, null]], false, true], // TSV: a row of two empty cells
+  ['a\tb\n1\t', ['a', 'b'], [[1, null]], false, true],
+  ['[None, None]', ['a', 'b'], [[null, null]], false, true],
+  ['None', ['x'], [[null], [null]], false, false], // how many rows is not said
+  ['', ['x'], [[null], [null]], false, false],
+];
+
+const NAMED_GROUPS: Array<[string, NamedCase[]]> = [
+  ['Python reprs', PYTHON],
+  ['bracketed lists without quotes', BARE_LISTS],
+  ['headers naming the columns', HEADERS],
+  ['name: value lines', LABELLED],
+  ['CSV quoting across lines', CSV_QUOTING],
+  ['all-NULL answers', ALL_NULL],
+];
+
+describe('answerMatches: every fair form (issue 21)', () => {
+  for (const [group, cases] of NAMED_GROUPS) {
+    describe(group, () => {
+      it.each(cases)('%j vs %j %j (order %s) → %s', (answer, columns, rows, orderMatters, expected) => {
+        expect(answerMatches(answer, { columns, rows }, orderMatters).match).toBe(expected);
+      });
+    });
+  }
+});
+
+describe('namesColumns', () => {
+  it.each([
+    [['name', 'age'], ['name', 'age'], true],
+    [['AGE', ' Name '], ['name', 'age'], true],
+    [['count (*)'], ['count(*)'], true],
+    [['name'], ['T1.name'], true],
+    [['t1.name'], ['T1.name'], true],
+    [['name'], ['count(T1.name)'], false],
+    [['name', 'name'], ['T1.name', 'T2.name'], true],
+    [['name'], ['name', 'age'], false],
+    [['name', 'x'], ['name', 'age'], false],
+    [['Alice', '30'], ['name', 'age'], false],
+  ] as Array<[string[], string[], boolean]>)('%j names %j: %s', (header, columns, expected) => {
+    expect(namesColumns(header, columns)).toBe(expected);
+  });
+});
+
+describe('splitTable', () => {
+  it.each([
+    ['a,b\nc,d', ',', [['a', 'b'], ['c', 'd']]],
+    ['"a\nb",c\nd,e', ',', [['a\nb', 'c'], ['d', 'e']]],
+    ['"x ""y""",z', ',', [['x "y"', 'z']]],
+    ['"""",z', ',', [['"', 'z']]],
+    ['"",z', ',', [['', 'z']]],
+    ['"a"",b"', ',', [['a",b']]],
+    ['"unclosed,x\ny,z', ',', [['"unclosed', 'x'], ['y', 'z']]],
+    ["'a,b',c", ',', [["'a,b'", 'c']]],
+    ["'a\nb',c", ',', [["'a"], ["b'", 'c']]], // a single quote does not span lines
+    ['| a | b |\n| c | d |', '|', [['a', 'b'], ['c', 'd']]],
+    ['a\t\n\tb', '\t', [['a', ''], ['', 'b']]],
+    ['a,b\n\n\nc,d', ',', [['a', 'b'], ['c', 'd']]],
+  ])('%j by %j', (body, delim, expected) => {
+    expect(splitTable(body, delim).map((r) => r.cells)).toEqual(expected);
+  });
+});
+
+// A gold `SELECT name, n FROM t ORDER BY n DESC LIMIT 2` on n = 9, 5, 5, 1: the first row is fixed, the second is
+// either of the rows tied at 5 (the cut-off).
+const TIES: GoldTies = { segments: [{ take: 1, pool: [['a', 9]] }, { take: 1, pool: [['b', 5], ['c', 5]] }] };
+const TIED_GOLD: ResultTable = { columns: ['name', 'n'], rows: [['a', 9], ['b', 5]] };
+
+describe('answerMatches with ties', () => {
+  it.each([
+    ['[["a", 9], ["b", 5]]', true],
+    ['[["a", 9], ["c", 5]]', true], // the other row tied at the cut-off
+    ['a | 9\nc | 5', true],
+    ['[["c", 5], ["a", 9]]', false], // order still matters between different keys
+    ['[["a", 9], ["d", 5]]', false], // not a row of the tie
+    ['[["a", 9], ["c", 5], ["b", 5]]', false],
+    ['[["a", 9]]', false],
+    ['[["c", 5], ["b", 5]]', false],
+  ])('%j → %s', (answer, expected) => {
+    expect(answerMatches(answer, TIED_GOLD, true, TIES).match).toBe(expected);
+    // Without the ties, only the stored result is right.
+    expect(answerMatches(answer, TIED_GOLD, true).match).toBe(answer === '[["a", 9], ["b", 5]]' || answer === 'a | 9\nb | 5');
+  });
+
+  it('accepts tied rows in either order, and not a row twice', () => {
+    const ties: GoldTies = { segments: [{ take: 2, pool: [['x', 1], ['y', 1]] }, { take: 1, pool: [['z', 0]] }] };
+    const gold: ResultTable = { columns: ['name', 'n'], rows: [['x', 1], ['y', 1], ['z', 0]] };
+    expect(answerMatches('y, 1\nx, 1\nz, 0', gold, true, ties).match).toBe(true);
+    expect(answerMatches('y, 1\nx, 1\nz, 0', gold, true).match).toBe(false);
+    expect(answerMatches('x, 1\nx, 1\nz, 0', gold, true, ties).match).toBe(false);
+    expect(answerMatches('z, 0\nx, 1\ny, 1', gold, true, ties).match).toBe(false);
+  });
+
+  it('reads a one-row tie as a list or a scalar too', () => {
+    const ties: GoldTies = { segments: [{ take: 1, pool: [[2014], [2015]] }] };
+    expect(answerMatches('2015', { columns: ['year'], rows: [[2014]] }, true, ties).match).toBe(true);
+    expect(answerMatches('[(2015,)]', { columns: ['year'], rows: [[2014]] }, true, ties).match).toBe(true);
+    expect(answerMatches('2016', { columns: ['year'], rows: [[2014]] }, true, ties).match).toBe(false);
+  });
+});
+
 describe('answerMatches', () => {
   const groups: Array<[string, Case[]]> = [
     ['scalars', SCALARS],
@@ -198,11 +377,28 @@ describe('answerMatches', () => {
     });
   }
 
-  it('names the interpretation that matched', () => {
-    expect(answerMatches('Smith, John', t([['Smith'], ['John']]), false).interpretation).toBe('list (comma-separated)');
-    expect(answerMatches('Smith, John', t([['Smith, John']]), false).interpretation).toBe('scalar (plain text)');
-    expect(answerMatches('[[1, 2]]', t([[2, 1]]), false).interpretation).toBe('rows (JSON)');
-    expect(answerMatches('Alice | 30\nBob | 25', t(PEOPLE), false).interpretation).toBe('rows (pipe-separated)');
+  it('names the interpretation that matched, or the primary one, as a shape and a format', () => {
+    expect(answerMatches('Smith, John', t([['Smith'], ['John']]), false).interpretation).toBe('2 rows × 1 column (comma-separated)');
+    expect(answerMatches('Smith, John', t([['Smith', 'John']]), false).interpretation).toBe('1 row × 2 columns (comma-separated)');
+    expect(answerMatches('Smith, John', t([['Smith, John']]), false).interpretation).toBe('1 row × 1 column (plain text)');
+    expect(answerMatches('[[1, 2]]', t([[2, 1]]), false).interpretation).toBe('1 row × 2 columns (JSON)');
+    expect(answerMatches('Alice | 30\nBob | 25', t(PEOPLE), false).interpretation).toBe('2 rows × 2 columns (pipe-separated)');
+    expect(answerMatches('[(6,)]', t([[6]]), false).interpretation).toBe('1 row × 1 column (Python repr)');
+    expect(answerMatches('count(*)\n6', { columns: ['count(*)'], rows: [[6]] }, false).interpretation).toBe('1 row × 1 column (one per line, first line as the header)');
+    // Wrong answers say how they were read too: the primary reading.
+    const wrong = answerMatches('a, b', t([['a'], ['c']]), false);
+    expect(wrong).toEqual({ match: false, interpretation: '2 values (comma-separated)', preview: 'a; b' });
+    expect(describeVerdict(wrong)).toBe('incorrect. Read as 2 values (comma-separated): a; b');
+    expect(describeVerdict(answerMatches('6', t([[6]]), false))).toBe('correct. Read as 1 row × 1 column (JSON): 6');
+  });
+
+  it('keeps the description short for a huge answer', () => {
+    const long = Array.from({ length: 5000 }, (_, i) => `value number ${i} ${'x'.repeat(100)}`).join('\n');
+    const v = answerMatches(long, t([['a']]), false);
+    expect(v.match).toBe(false);
+    expect(v.interpretation.length).toBeLessThanOrEqual(100);
+    expect(v.preview.length).toBeLessThanOrEqual(160);
+    expect(v.preview.endsWith('…')).toBe(true);
   });
 
   it('matches a 500-row answer against its shuffled gold (beyond the 200-row exact bag match)', () => {
@@ -335,9 +531,8 @@ describe('markdown tables and bullets', () => {
   it.each([
     ['| a | b |\n| --- | :---: |\n| 1 | 2 |', 'markdown', true],
     ['a | b\n--- | ---\n1 | 2', 'markdown', true],
-    ['| a |\n|-|\n| 1 |', 'markdown', false], // one dash is not a rule
-    ['| a |\n|---||\n| 1 |', 'markdown', false],
-    ['|---|\n|---|\n| 1 |', 'markdown', false], // a rule on the first line is no header
+    ['a | b\n-|-\n1 | 2', 'markdown', false], // one dash is not a rule
+    ['a | b\n|---||\n1 | 2', 'markdown', false],
     ['- x\n- y', 'bullets', true],
     ['• x\n*\ty', 'bullets', true],
     ['-x\n-y', 'bullets', false],

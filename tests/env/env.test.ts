@@ -1,10 +1,11 @@
+import initSqlJs from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/data/types.ts';
 import { EnvUsageError, SqlEnv } from '../../src/env/env.ts';
 import { OPERATIONAL } from '../../src/env/rewards.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
 import type { WorkerSqlExecutor } from '../../src/sql/worker-executor.ts';
-import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
+import { buildTinyDataset, tinyDatabaseBytes } from '../fixtures/tiny-dataset.ts';
 
 let dataset: Dataset;
 let executor: WorkerSqlExecutor;
@@ -64,7 +65,7 @@ describe('SqlEnv.step', () => {
     const d = await env.step('DESCRIBE singer');
     expect(d.observation.text).toMatch(/Table singer \(5 rows\), columns:/);
     expect(d.observation.table?.columns.map((c) => c.name)).toEqual(['singer_id', 'name', 'country', 'age', 'net_worth']);
-    expect(d.info.components).toEqual({ correctness: 0, progress: 0, operational: OPERATIONAL.newInformation });
+    expect(d.info.components).toEqual({ correctness: 0, progress: 0, operational: OPERATIONAL.step });
     const s = await env.step('SAMPLE singer');
     expect(s.observation.result?.rows).toHaveLength(5);
     const q = await env.step("QUERY SELECT name FROM singer WHERE country = 'France'");
@@ -79,12 +80,15 @@ describe('SqlEnv.step', () => {
     expect(env.state()).toMatchObject({ done: true, stepsUsed: 4, stepsLeft: 6, bestSimilarity: 1 });
   });
 
-  it('scores a wrong answer 0 and ends the episode', async () => {
+  it('charges a wrong answer exactly one step, keeps Φ, and ends the episode', async () => {
     const env = newEnv();
-    await env.reset({ questionId: 'tiny-1' });
+    await env.reset({ questionId: 'tiny-2' });
+    const q = await env.step("QUERY SELECT name, age FROM singer WHERE country = 'France'");
+    expect(q.info.components.progress).toBeGreaterThan(0);
     const a = await env.step({ type: 'ANSWER', value: 4 });
-    expect(a.info).toMatchObject({ correct: false, terminated: true });
-    expect(a.reward).toBe(0);
+    expect(a.info).toMatchObject({ correct: false, terminated: true, bestSimilarity: q.info.bestSimilarity });
+    expect(a.info.components).toEqual({ correctness: 0, progress: 0, operational: -0.01 });
+    expect(a.reward).toBe(-0.01);
   });
 
   it.each([
@@ -120,7 +124,7 @@ describe('SqlEnv.step', () => {
     expect(again.reward).toBeLessThan(0);
     const sameResult = await env.step('QUERY SELECT count(singer_id) FROM singer');
     expect(sameResult.info.outcome).toBe('nothing-new');
-    expect(sameResult.info.components.operational).toBe(0);
+    expect(sameResult.info.components).toEqual({ correctness: 0, progress: 0, operational: -0.01 });
   });
 
   it('truncates when the budget runs out and refuses further steps', async () => {
@@ -172,5 +176,52 @@ describe('free play', () => {
     const a = await env.step('ANSWER 5');
     expect(a.observation.text).toContain('no gold answer');
     expect(a.info.components.correctness).toBe(0);
+  });
+});
+
+/** A copy of the tiny dataset whose database is replaced by `build(db)` run on the tiny database. */
+async function datasetWith(build: string): Promise<Dataset> {
+  const SQL = await initSqlJs();
+  const db = new SQL.Database(await tinyDatabaseBytes());
+  db.run(build);
+  const bytes = db.export();
+  db.close();
+  return { ...dataset, loadDatabase: async () => bytes };
+}
+
+describe('a database with many tables (issue 22, item 8)', () => {
+  it('lists at most maxObservationTables tables, says how many more, and every table still works by name', async () => {
+    const extra = Array.from({ length: 250 }, (_, i) => `CREATE TABLE extra_${i} (a);`).join('\n');
+    const many = await datasetWith(extra);
+    const env = new SqlEnv(many, executor, { maxObservationTables: 20 });
+    const { observation } = await env.reset({ questionId: 'tiny-1' });
+    expect(observation.tables).toHaveLength(20);
+    expect(observation.tablesNotShown).toBe(253 - 20);
+    expect(observation.text).toContain('… and 233 more');
+    expect(observation.text).not.toContain('extra_100');
+    const unknown = await env.step('DESCRIBE nope');
+    expect(unknown.observation.error).toContain('… and 233 more');
+    expect(unknown.observation.error?.length).toBeLessThan(600);
+    expect(unknown.observation.tables).toHaveLength(20);
+    const far = await env.step('DESCRIBE extra_200');
+    expect(far.observation.table?.name).toBe('extra_200');
+  });
+});
+
+describe('a database whose tables have triggers (issue 22, item 9)', () => {
+  it('pays closeness as usual: the perturbed copies are built without firing them', async () => {
+    const guarded = await datasetWith(`
+      CREATE TRIGGER keep_singers BEFORE DELETE ON singer BEGIN SELECT RAISE(ABORT, 'never'); END;
+      CREATE TRIGGER keep_concerts BEFORE INSERT ON singer BEGIN SELECT RAISE(ABORT, 'never'); END;
+    `);
+    const env = new SqlEnv(guarded, executor);
+    await env.reset({ questionId: 'tiny-2' });
+    const gold = await env.step("QUERY SELECT name FROM singer WHERE country = 'France'");
+    expect(gold.info.similarity).toBe(1);
+    await env.reset({ questionId: 'tiny-2' });
+    // Had a trigger stopped the copies' rewrite, the singer table would be the same on every copy and this literal
+    // would match the gold everywhere.
+    const guess = await env.step("QUERY SELECT name FROM singer WHERE name IN ('Ana', 'Cy')");
+    expect(guess.info.similarity).toBe(0);
   });
 });

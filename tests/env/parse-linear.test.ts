@@ -88,6 +88,18 @@ const ANSWER_INPUTS: Family[] = [
   ['spaces then a word', (n) => ' '.repeat(n) + 'x', 1e6],
   ['semicolons', (n) => ';'.repeat(n) + 'x', 1e6],
   ['nested JSON', (n) => '['.repeat(n), 1e5],
+  // Issue 21's readers: Python literals, CSV quotes across lines, "" escapes, name: value lines, tabs.
+  ['Python brackets and tuples, nested', (n) => fill('[(', n), 1e6],
+  ['Python list of strings', (n) => '[' + fill("'a', ", n - 2) + ']', 1e6],
+  ['Python string never closed', (n) => "['" + 'a'.repeat(n), 1e6],
+  ['Python escapes', (n) => "['" + fill('\\x4', n) + "']", 1e6],
+  ['CSV cells of escaped quotes, never closed', (n) => fill('"a"",', n), 1e6],
+  ['CSV quote runs', (n) => fill('"""" ,', n), 1e6],
+  ['CSV quoted cells across lines', (n) => fill('"a\n', n), 1e6],
+  ['CSV quoted cells, closed late', (n) => '"' + fill('a\n"",', n) + '"', 1e6],
+  ['name: value lines', (n) => fill('a: 1\n', n), 1e6],
+  ['tabs then a word', (n) => '\t'.repeat(n) + 'x', 1e6],
+  ['bracketed list', (n) => '[' + fill('a,', n - 2) + ']', 1e6],
 ];
 
 /** Inputs aimed at the text action parser. */

@@ -1,8 +1,11 @@
 /**
- * The reward properties of rewards.ts, on the real environment: the defects that made the v1 reward gameable, the
- * adversarial search (src/eval/reward-audit.ts) over the demo data and over 200+ Spider questions, the dense signal
- * among failures (Random < an explorer that answers wrongly < Oracle), and the same trajectory for the same seed.
- * Searches draw a fresh seed each run and print it; REWARD_AUDIT_SEED replays one.
+ * The reward properties of environment v3 (rewards.ts, issue 21 items 1–6), on the real environment over generated
+ * trajectories: the adversarial search (src/eval/reward-audit.ts) over the demo data and over 200+ Spider questions
+ * checks items 1–5 on every trajectory it plays, and the policy table (src/eval/policy-table.ts) checks item 6 on the
+ * demo data. Each fails on v2 (see docs/rewards.md, "How the tests were checked"): v2 paid +0.02 per new result and
+ * per gold-table DESCRIBE (items 3 and 4), let dressed and connection-state guesses earn progress (item 2), and
+ * accepted (1, 0.7, 1.5) at budget 7 where a failure ties a success (item 1). Searches draw a fresh seed each run and
+ * print it; REWARD_AUDIT_SEED replays one.
  */
 import initSqlJs from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,12 +13,8 @@ import { buildDemoDataset } from '../../src/data/demo/build.ts';
 import { importSpider } from '../../src/data/spider.ts';
 import type { Dataset, Question } from '../../src/data/types.ts';
 import { SqlEnv } from '../../src/env/env.ts';
-import { correctEpisodeReturn, DEFAULT_REWARD_WEIGHTS, maxReturnWithoutCorrectAnswer, OPERATIONAL, STEP_COST } from '../../src/env/rewards.ts';
-import { runEpisode } from '../../src/eval/episode.ts';
 import { auditRewards, formatAuditReport } from '../../src/eval/reward-audit.ts';
-import { answerText, OraclePolicy, tablesUsed } from '../../src/policies/oracle.ts';
-import type { Policy, PolicyContext, PolicyDecision } from '../../src/policies/policy.ts';
-import { RandomPolicy } from '../../src/policies/random.ts';
+import { formatPolicyTable, policyTable } from '../../src/eval/policy-table.ts';
 import { LocalSqlExecutor } from '../../src/sql/executor.ts';
 import { spiderDir } from '../fixtures/spider-dir.ts';
 import { useTinyDataset } from '../fixtures/tiny-dataset.ts';
@@ -24,6 +23,9 @@ const tiny = useTinyDataset();
 const auditSeed = Number(process.env.REWARD_AUDIT_SEED ?? Math.floor(Math.random() * 2 ** 31));
 console.log(`reward audit seed ${auditSeed} (replay with REWARD_AUDIT_SEED=${auditSeed})`);
 
+/** The issue's edge setting: accepted by v2's validator although a failure could tie a success there. */
+const EDGE = { budget: 7, weights: { correctness: 1, progress: 0.7, operational: 1.5 } };
+
 async function play(env: SqlEnv, questionId: string, actions: string[]) {
   await env.reset({ questionId, seed: 0 });
   const steps = [];
@@ -31,64 +33,45 @@ async function play(env: SqlEnv, questionId: string, actions: string[]) {
   return { steps, episodeReturn: env.state().episodeReturn };
 }
 
-describe('the v1 hacks no longer pay (tiny data)', () => {
-  it('constant queries and re-cased repeats earn nothing; padding lowers a correct return', async () => {
+describe("the issue's hacks pay nothing (tiny data)", () => {
+  it('connection-state, dressed, gated and random guesses earn no progress; every step costs', async () => {
     const env = new SqlEnv(tiny.dataset, tiny.executor);
-    const alone = await play(env, 'tiny-1', ['ANSWER 5']);
-    expect(alone.episodeReturn).toBe(1);
-    const constants = ['QUERY SELECT 1', 'QUERY SELECT 2', 'QUERY SELECT 3', 'QUERY SELECT 4', 'QUERY SELECT 5', 'QUERY SELECT 6', 'query select  1'];
-    const padded = await play(env, 'tiny-1', [...constants, 'ANSWER 5']);
-    for (const s of padded.steps.slice(0, 6)) {
-      expect(s.reward).toBe(0);
-      expect(s.info.outcome).toBe('content-free');
-    }
-    expect(padded.steps[6].info.outcome).toBe('repeat');
-    expect(padded.steps[6].reward).toBe(OPERATIONAL.repeat);
-    expect(padded.episodeReturn).toBeCloseTo(correctEpisodeReturn(DEFAULT_REWARD_WEIGHTS, 8));
-    expect(padded.episodeReturn).toBeLessThan(alone.episodeReturn);
-  });
-
-  it('a literal guess of the answer earns no progress, alone or dressed as a query on a table', async () => {
-    const env = new SqlEnv(tiny.dataset, tiny.executor);
-    for (const sql of ['SELECT 5', 'SELECT 5 FROM singer LIMIT 1', "SELECT '5' FROM concert", 'SELECT 5, NULL FROM performs LIMIT 1']) {
+    for (const sql of [
+      'SELECT 3 + total_changes() + 2',
+      'SELECT length(\'abcde\')',
+      'SELECT CAST(\'5\' AS INTEGER)',
+      'SELECT 5 WHERE EXISTS (SELECT 1 FROM singer)',
+      'SELECT 5 FROM singer LIMIT 1',
+      'SELECT random() + 5',
+      'SELECT 5.0 FROM concert',
+    ]) {
       const r = await play(env, 'tiny-1', [`QUERY ${sql}`]);
-      expect(r.steps[0].info.components, sql).toEqual({ correctness: 0, progress: 0, operational: 0 });
-      expect(r.steps[0].info.outcome).toBe('content-free');
+      expect(r.steps[0].info.components, sql).toEqual({ correctness: 0, progress: 0, operational: -0.01 });
     }
-    const real = await play(env, 'tiny-1', ['QUERY SELECT count(*) FROM singer']);
-    expect(real.steps[0].info.components.progress).toBe(1);
-    expect(real.steps[0].info.components.operational).toBe(OPERATIONAL.newInformation);
+    const names = await play(env, 'tiny-2', ["QUERY SELECT char(65, 110, 97) UNION ALL SELECT char(67, 121)", "QUERY SELECT name FROM singer WHERE name IN ('Ana', 'Cy')"]);
+    for (const s of names.steps) expect(s.info.components.progress).toBe(0);
   });
 
-  it('the potential is settled: a correct episode returns C(L) whatever it gathered, a failed one keeps its shaping', async () => {
+  it('honest golds that answer 0 or NULL, and a query equal to a LIMIT 1 literal, earn full closeness', async () => {
     const env = new SqlEnv(tiny.dataset, tiny.executor);
-    const explored = await play(env, 'tiny-2', ['DESCRIBE singer', 'SAMPLE singer', "QUERY SELECT name FROM singer WHERE country = 'France'", 'ANSWER ["Ana", "Cy"]']);
-    expect(explored.steps[3].info.correct).toBe(true);
-    expect(explored.episodeReturn).toBeCloseTo(1 - 3 * STEP_COST);
-    const sums = explored.steps.reduce((a, s) => ({ p: a.p + s.info.components.progress, o: a.o + s.info.components.operational }), { p: 0, o: 0 });
-    expect(sums.p).toBeCloseTo(0);
-    expect(sums.o).toBeCloseTo(-3 * STEP_COST);
-    const failed = await play(env, 'tiny-2', ['DESCRIBE singer', 'SAMPLE singer', "QUERY SELECT name FROM singer WHERE country = 'France'", 'ANSWER Bo']);
-    expect(failed.episodeReturn).toBeGreaterThan(0);
-    expect(failed.episodeReturn).toBeLessThan(explored.episodeReturn);
-  });
-
-  it('a first look at a table the question does not need pays nothing; one it needs pays', async () => {
-    const env = new SqlEnv(tiny.dataset, tiny.executor);
-    const r = await play(env, 'tiny-1', ['DESCRIBE concert', 'DESCRIBE singer', 'DESCRIBE SINGER']);
-    expect(r.steps.map((s) => s.info.components.operational)).toEqual([OPERATIONAL.nothingNew, OPERATIONAL.newInformation, OPERATIONAL.repeat]);
+    const q = { ...tiny.dataset.questions[0] };
+    const cases = [
+      { gold: "SELECT count(*) FROM singer WHERE country = 'Peru'", rows: [[0]] },
+      { gold: "SELECT max(age) FROM singer WHERE country = 'Peru'", rows: [[null]] },
+      { gold: 'SELECT singer_id FROM singer ORDER BY age LIMIT 1', rows: [[3]] },
+    ];
+    for (const c of cases) {
+      const question = { ...q, id: 'honest', gold: c.gold, goldResult: { columns: ['x'], rows: c.rows }, orderMatters: c.gold.includes('ORDER BY') };
+      const e = new SqlEnv({ ...tiny.dataset, questions: [question] }, tiny.executor);
+      const r = await play(e, 'honest', [`QUERY ${c.gold}`]);
+      expect(r.steps[0].info.similarity, c.gold).toBe(1);
+      expect(r.steps[0].info.components.progress, c.gold).toBe(1);
+    }
+    // Answering wrongly after reading keeps the closeness and costs one step.
+    const answered = await play(env, 'tiny-2', ["QUERY SELECT name FROM singer WHERE country = 'France'", 'ANSWER Bo']);
+    expect(answered.episodeReturn).toBeCloseTo(0.2 * 1 - 0.02, 12);
   });
 });
-
-/** Reads the gold SQL's tables and runs the gold SQL, then answers wrongly: a close failure. */
-class ExplorerPolicy implements Policy {
-  readonly name = 'explorer';
-  async act({ question, first, history }: PolicyContext): Promise<PolicyDecision> {
-    const plan = [...tablesUsed(question.gold, first.tables).flatMap((t) => [`DESCRIBE ${JSON.stringify(t)}`, `SAMPLE ${JSON.stringify(t)}`]), `QUERY ${question.gold}`].slice(0, 7);
-    if (history.length < plan.length) return { action: plan[history.length] };
-    return { action: `ANSWER ${answerText(question.goldResult)} and more` };
-  }
-}
 
 describe('on the demo data', () => {
   let demo: Dataset;
@@ -98,55 +81,32 @@ describe('on the demo data', () => {
     executor = new LocalSqlExecutor(await initSqlJs());
   }, 60_000);
   afterAll(() => executor.close());
+  const tablesOf = (q: Question) => demo.databases.find((d) => d.id === q.dbId)?.tables ?? [];
 
-  it('the adversarial search finds no trajectory that breaks properties 1–4', async () => {
-    const env = new SqlEnv(demo, executor);
-    const tables = (q: Question) => demo.databases.find((d) => d.id === q.dbId)?.tables ?? [];
-    const report = await auditRewards(env, demo.questions, tables, { seed: auditSeed, randomTrajectories: 20, greedyDepth: 3 });
+  it('the adversarial search finds no trajectory that breaks items 1–5 (default weights)', async () => {
+    const report = await auditRewards(new SqlEnv(demo, executor), demo.questions, tablesOf, { seed: auditSeed, randomTrajectories: 3, greedyDepth: 2 });
     console.log(formatAuditReport(report));
     expect(report.trajectories).toBeGreaterThan(2_000);
+    expect(report.stallComparisons).toBeGreaterThan(500);
+    expect(report.tried['dressed-literal']).toBeGreaterThan(100);
     expect(report.violations).toEqual([]);
-  }, 300_000);
+  }, 600_000);
 
-  it('the signal stays dense: Random < an explorer that answers wrongly < Oracle, in mean return', async () => {
-    const env = new SqlEnv(demo, executor);
-    const mean = async (policy: Policy) => {
-      let total = 0;
-      let successes = 0;
-      for (const [i, q] of demo.questions.entries()) {
-        const r = await runEpisode(env, policy, { questionId: q.id, seed: auditSeed + i });
-        total += r.episodeReturn;
-        successes += r.success ? 1 : 0;
-      }
-      return { mean: total / demo.questions.length, successes };
-    };
-    const random = await mean(new RandomPolicy());
-    const explorer = await mean(new ExplorerPolicy());
-    const oracle = await mean(new OraclePolicy());
-    console.log(`demo mean return: random ${random.mean.toFixed(3)} (${random.successes} solved), explorer ${explorer.mean.toFixed(3)}, oracle ${oracle.mean.toFixed(3)}`);
-    expect(explorer.successes).toBe(0);
-    expect(random.mean).toBeLessThan(explorer.mean);
-    expect(explorer.mean).toBeLessThan(oracle.mean);
-    expect(oracle.successes).toBe(demo.questions.length);
-    expect(explorer.mean).toBeLessThanOrEqual(maxReturnWithoutCorrectAnswer(DEFAULT_REWARD_WEIGHTS, 10));
-  }, 120_000);
+  it("correct dominates strictly at the issue's edge setting (1, 0.7, 1.5) with budget 7", async () => {
+    const env = new SqlEnv(demo, executor, EDGE);
+    const questions = demo.questions.filter((_, i) => i % 3 === 0);
+    const report = await auditRewards(env, questions, tablesOf, { seed: auditSeed + 1, randomTrajectories: 3, greedyDepth: 1 });
+    console.log(formatAuditReport(report));
+    expect(report.maxFailedReturn).toBeLessThan(report.minCorrectReturn);
+    expect(report.violations).toEqual([]);
+  }, 600_000);
 
-  it('random episodes keep every component in its bounds, and one seed gives one trajectory', async () => {
-    const env = new SqlEnv(demo, executor);
-    for (let seed = auditSeed; seed < auditSeed + 100; seed++) {
-      const a = await runEpisode(env, new RandomPolicy(0.05), { split: 'all', seed });
-      const b = await runEpisode(env, new RandomPolicy(0.05), { split: 'all', seed });
-      expect(a).toEqual(b);
-      for (const step of a.transcript) {
-        if (step.components.correctness === 1) continue;
-        expect(step.components.progress).toBeGreaterThanOrEqual(0);
-        expect(step.components.operational).toBeGreaterThanOrEqual(OPERATIONAL.error);
-        expect(step.components.operational).toBeLessThanOrEqual(OPERATIONAL.newInformation);
-      }
-      if (a.success) expect(a.episodeReturn).toBeCloseTo(correctEpisodeReturn(DEFAULT_REWARD_WEIGHTS, a.steps));
-      else expect(a.episodeReturn).toBeLessThanOrEqual(maxReturnWithoutCorrectAnswer(DEFAULT_REWARD_WEIGHTS, 10) + 1e-12);
-    }
-  }, 120_000);
+  it('the policy table keeps its order: useful behaviour above useless, answering never below stalling (item 6)', async () => {
+    const table = await policyTable(new SqlEnv(demo, executor), demo.questions, auditSeed);
+    console.log(formatPolicyTable('demo', table));
+    expect(table.successes.oracle).toBe(demo.questions.length);
+    expect(table.failures).toEqual([]);
+  }, 600_000);
 });
 
 describe('on Spider dev', () => {
@@ -158,14 +118,13 @@ describe('on Spider dev', () => {
   }, 180_000);
   afterAll(() => executor.close());
 
-  it('the adversarial search over 200+ questions finds no trajectory that breaks properties 1–4', async () => {
-    const env = new SqlEnv(spider, executor);
+  it('the adversarial search over 200+ questions finds no trajectory that breaks items 1–5', async () => {
     // Every fourth question in dataset order: all databases, all difficulties, > 200 questions.
     const questions = spider.questions.filter((_, i) => i % 4 === 0);
     expect(questions.length).toBeGreaterThanOrEqual(200);
     const tables = (q: Question) => spider.databases.find((d) => d.id === q.dbId)?.tables ?? [];
-    const report = await auditRewards(env, questions, tables, { seed: auditSeed, randomTrajectories: 8, greedyDepth: 2 });
+    const report = await auditRewards(new SqlEnv(spider, executor), questions, tables, { seed: auditSeed, randomTrajectories: 2, greedyDepth: 1 });
     console.log(formatAuditReport(report));
     expect(report.violations).toEqual([]);
-  }, 600_000);
+  }, 900_000);
 });

@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoDataset } from '../../src/data/demo/build.ts';
 import { importSpider } from '../../src/data/spider.ts';
-import type { Question } from '../../src/data/types.ts';
+import type { GoldTies, Question } from '../../src/data/types.ts';
 import { answerMatches, cellMatches } from '../../src/env/answer.ts';
 import {
   buildRowPool,
   candidateAnswers,
   formatCorpusReport,
+  isLegalTieResult,
   goldNumberReport,
   NEAR_MISS_KINDS,
   NEAR_MISS_SEED,
@@ -86,6 +87,20 @@ describe('near-miss generators', () => {
     expect(extra).toContain(JSON.stringify([...gold, ['Carol', 41]]));
     expect(extra.some((t) => t.includes('Dan'))).toBe(false);
     expect(texts(ordered, 'cells-swapped').length).toBe(1);
+  });
+
+  it('does not call a legal tie result a near miss (issue 21: rows tied at the ORDER BY cut-off)', () => {
+    const ties: GoldTies = { segments: [{ take: 1, pool: [['a', 9]] }, { take: 1, pool: [['b', 5], ['c', 5]] }] };
+    expect(isLegalTieResult([['a', 9], ['c', 5]], ties)).toBe(true);
+    expect(isLegalTieResult([['a', 9], ['b', 5]], ties)).toBe(true);
+    expect(isLegalTieResult([['c', 5], ['a', 9]], ties)).toBe(false);
+    expect(isLegalTieResult([['a', 9], ['d', 5]], ties)).toBe(false);
+    expect(isLegalTieResult([['a', 9], ['c', 5]], undefined)).toBe(false);
+    const q = { ...question('tie', [['a', 9], ['b', 5]], true), goldTies: ties };
+    const pool = buildRowPool([q, question('other', [['c', 5]], false, 'db')]);
+    for (let seed = 1; seed <= 20; seed++) {
+      for (const a of nearMisses(q, pool, seed).answers) expect(a.text, `seed ${seed}`).not.toBe(JSON.stringify([['a', 9], ['c', 5]]));
+    }
   });
 
   it('gives one corpus for one seed', () => {

@@ -248,7 +248,7 @@ describe('refusals: an AdapterFileError naming the file and the tensor', () => {
       [{ target_modules: ['q_proj', 'lm_head'] }, /reaches lm_head/],
       [{ target_modules: '.*embed_tokens' }, /reaches model\.embed_tokens/],
       [{ target_modules: 'c_attn' }, /matches no projection/],
-      [{ target_modules: '(unclosed' }, /regex .* is not valid/],
+      [{ target_modules: '(unclosed' }, /regex "\(unclosed" has an unclosed "\("/],
       [{ target_modules: [3] }, /expected a list of module names/],
       [{ layers_to_transform: [0], layers_pattern: 'h' }, /layers_pattern/],
       [{ r: 0 }, /"rank": must be a positive integer/],

@@ -3,8 +3,8 @@
  * fields mutated (rank, alpha, dropout, target_modules as lists and regexes, backtracking regexes included,
  * layers_to_transform, exclude_modules, unsupported fields), the safetensors mutated as in fuzz-safetensors, NaN and
  * ±Infinity planted. Each input either loads — then every pair has the base model's shapes and finite values — or
- * throws an AdapterFileError naming the file; nothing else escapes and no regex hangs. 400 inputs per run, seeded
- * (FUZZ_SEED replays).
+ * throws an AdapterFileError naming the file; nothing else escapes and no regex hangs (regexes run in linear time,
+ * issue 22's catastrophic ones included). 400 inputs per run, seeded (FUZZ_SEED replays).
  */
 import { describe, expect, it } from 'vitest';
 import { createRng, randomInt } from '../../src/data/rng.ts';
@@ -25,6 +25,13 @@ const TARGET_SPECS: readonly unknown[] = [
   '(q|q)*_proj',
   '.*.*.*.*.*.*x',
   '(\\w+)\\1',
+  // Issue 22: catastrophic for a backtracking engine (the first hung the loader over a minute); linear here.
+  '(.?){40}.{40}',
+  '(\\w|\\w)*;',
+  '(.*)*q_proj',
+  '(a|aa)*b',
+  '((a{200}){200})',
+  '(?=q)q_proj',
   '[',
   'lm_head',
   ['embed_tokens'],

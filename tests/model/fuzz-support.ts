@@ -11,6 +11,7 @@ import { randomInt, type Rng } from '../../src/data/rng.ts';
 import { MemoryBudgetError } from '../../src/gpu/memory-plan.ts';
 import { AdapterFileError } from '../../src/model/adapter-file.ts';
 import { ModelConfigError, toHfConfigJson, UnsupportedArchitectureError, type ModelConfig } from '../../src/model/config.ts';
+import { FileTooLargeError } from '../../src/model/file-caps.ts';
 import { CheckpointError } from '../../src/model/load.ts';
 import { UnsafeModelPathError } from '../../src/model/model-path.ts';
 import { SafetensorsError, writeSafetensors, type TensorToWrite } from '../../src/model/safetensors.ts';
@@ -35,6 +36,7 @@ export const MODEL_FILE_ERRORS = [
   UnsafeModelPathError,
   MemoryBudgetError,
   AdapterFileError,
+  FileTooLargeError,
 ] as const;
 
 export function isModelFileError(e: unknown): boolean {

@@ -4,21 +4,32 @@
  * allocated (loader, reference and plan budget); a shard index entry leaving the folder is refused naming the index;
  * NaN/Inf weights are refused naming the tensor and file (and `model:logits --cpu` exits 1 saying so); overlapping
  * tensors are refused; a config with fewer or more layers than the weights is refused naming both files; JSON errors
- * name the file; PEFT adapters get the same header and NaN checks plus rank/alpha/dropout ranges and a guard against
- * backtracking target_modules regexes.
+ * name the file; PEFT adapters get the same header and NaN checks plus rank/alpha/dropout ranges, and their
+ * target_modules regexes are matched in linear time. Issue 22: catastrophic tokenizer.json regexes are refused with
+ * their path, hostile chat templates stop at a budget, every small file has a size cap checked before it is read (a
+ * folder's stat, a picked File's size, a download's Content-Length and running count), and a safetensors header may
+ * not name a tensor twice. Each of these hung, exhausted memory or was accepted on the code before (see
+ * /tmp/notes/model.md for the timings against it).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRng } from '../../src/data/rng.ts';
 import { AdapterFileError, readPeftAdapter, writePeftAdapter } from '../../src/model/adapter-file.ts';
+import { readLocalPeftAdapter } from '../../src/model/adapter-hub.ts';
+import { MemoryFileStore } from '../../src/model/cache.ts';
+import { ChatTemplateError, TemplateBudgetError } from '../../src/model/chat-template.ts';
+import { fileCap, FileTooLargeError, MAX_FILE_BYTES } from '../../src/model/file-caps.ts';
+import { firstDuplicateTopLevelKey } from '../../src/model/json-duplicate-keys.ts';
+import { readLocalModel, type LocalFile } from '../../src/model/local-folder.ts';
+import { createTokenizer, TokenizerError } from '../../src/model/tokenizer.ts';
 import { createLoraAdapter, peftTensorName } from '../../src/model/lora.ts';
 import { checkPlanFits, MemoryBudgetError, planMemory } from '../../src/gpu/memory-plan.ts';
 import { ModelConfigError, parseModelConfig, QWEN3_0_6B, QWEN3_0_6B_CONFIG_JSON, toHfConfigJson } from '../../src/model/config.ts';
-import { loadModelFolder, ModelFileError } from '../../src/model/files-node.ts';
-import { hubFileUrl } from '../../src/model/hub.ts';
+import { loadModelFolder, loadTokenizerFolder, ModelFileError, qwen3TokenizerConfig, qwen3TokenizerJsonPath } from '../../src/model/files-node.ts';
+import { downloadFile, downloadModel, fileKey, hubFileUrl, type FetchLike } from '../../src/model/hub.ts';
 import { loadCheckpoint, shardFiles } from '../../src/model/load.ts';
 import { checkModelFits } from '../../src/model/model-budget.ts';
 import { checkModelFilePath, UnsafeModelPathError } from '../../src/model/model-path.ts';
@@ -26,6 +37,7 @@ import { toReferenceWeights } from '../../src/model/reference/model.ts';
 import { CorruptHeaderError, NonFiniteTensorError, OverlappingTensorsError, parseSafetensorsHeader, readSafetensors, TruncatedFileError, writeSafetensors } from '../../src/model/safetensors.ts';
 import { tinyModelConfig } from '../../src/model/tiny-model.ts';
 import { ConfigWeightsMismatchError } from '../../src/model/weights.ts';
+import { sourceReader } from '../../src/workers/llm-source.ts';
 import { FUZZ_MODEL, poisonF32, tinyConfigJson, tinyWeights, withHeader } from './fuzz-support.ts';
 
 let root = '';
@@ -220,17 +232,26 @@ describe('PEFT adapter files', () => {
     [{ r: 1e9 }, /"rank": must be a positive integer at most 1024/],
     [{ lora_alpha: -3 }, /"alpha"/],
     [{ lora_dropout: 2 }, /"dropout"/],
-    [{ target_modules: '(.*)*z' }, /exponential/],
-    [{ target_modules: '(q|q)*_proj' }, /exponential/],
-    [{ target_modules: '.*.*.*.*.*x' }, /exponential/],
+    [{ target_modules: '(a)\\1' }, /backreference/],
+    [{ target_modules: '(?=q)q_proj' }, /lookaround/],
+    [{ exclude_modules: '((a{200}){200})' }, /exclude_modules.*instructions/],
+    // Catastrophic in a backtracking engine (the first took over a minute on today's loader): matched here in
+    // linear time, and refused because they match no projection.
+    [{ target_modules: '(.?){40}.{40}' }, /matches no projection/],
+    [{ target_modules: '(.*)*z' }, /matches no projection/],
+    [{ target_modules: '.*.*.*.*.*x' }, /matches no projection/],
   ])('%j is refused naming adapter_config.json', (patch, message) => {
     expect(read(patch)).toThrow(AdapterFileError);
     expect(read(patch)).toThrow(message);
     expect(read(patch)).toThrow(/^adapter_config\.json/);
   });
 
-  it('a PEFT regex of the usual shape still loads', () => {
+  it('PEFT regexes load with re.fullmatch semantics, backtracking-prone shapes included', () => {
     expect(read({ target_modules: 'model\\.layers\\.\\d+\\.self_attn\\.(q)_proj' })).not.toThrow();
+    expect(read({ target_modules: '(.*)*q_proj' })().config.targetModules).toEqual(['q_proj']);
+    expect(read({ target_modules: '(q|q)*.*\\.q_proj' })().config.targetModules).toEqual(['q_proj']);
+    expect(read({ target_modules: '(.?){40}q_proj' })().config.targetModules).toEqual(['q_proj']); // 31-character names
+    expect(read({ target_modules: '(.?){10}q_proj' })).toThrow(/matches no projection/); // …are longer than 16
   });
 
   it('NaN in an adapter tensor is refused naming the tensor; a damaged header is a header error', () => {
@@ -239,5 +260,155 @@ describe('PEFT adapter files', () => {
     expect(() => readPeftAdapter({ safetensors: bad, configJson: f['adapter_config.json'] }, FUZZ_MODEL)).toThrow(/adapter_model\.safetensors, tensor "base_model\.model\.model\.layers\.1\.self_attn\.q_proj\.lora_A\.weight": value 3 is NaN/);
     const cut = f['adapter_model.safetensors'].slice(0, 40);
     expect(() => readPeftAdapter({ safetensors: cut, configJson: f['adapter_config.json'] }, FUZZ_MODEL)).toThrow(AdapterFileError);
+  });
+});
+
+describe('tokenizer files (issue 22: regexes, templates and sizes)', () => {
+  const minimalTokenizerJson = (patch: Record<string, unknown>) => ({ model: { type: 'BPE', vocab: {}, merges: [] }, ...patch });
+  const configWith = (template: string) => ({ tokenizer_class: 'Qwen2Tokenizer', chat_template: template });
+
+  it.each([
+    ['a Split pre-tokenizer', { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split', pattern: { Regex: '(\\w|\\w)*;' }, behavior: 'Isolated' }] } }, /pre_tokenizer\.pretokenizers\[0\]\.pattern\.Regex/],
+    ['a Replace normalizer', { normalizer: { type: 'Replace', pattern: { Regex: '(\\w|\\w)*;' }, content: '' } }, /normalizer\.pattern\.Regex/],
+    ['a Replace decoder', { decoder: { type: 'Replace', pattern: { Regex: 'a+b' }, content: '' } }, /decoder\.pattern\.Regex/],
+  ])('a catastrophic regex in %s is refused naming tokenizer.json and the path, before the library compiles it', async (_, patch, path) => {
+    const made = createTokenizer(minimalTokenizerJson(patch), configWith('{{ messages[0].content }}'));
+    await expect(made).rejects.toThrow(TokenizerError);
+    await expect(createTokenizer(minimalTokenizerJson(patch), configWith('x'))).rejects.toThrow(path);
+    await expect(createTokenizer(minimalTokenizerJson(patch), configWith('x'))).rejects.toThrow(/^tokenizer\.json .*linear/);
+  });
+
+  it('a chat template that cannot parse is refused when the tokenizer is made, not at the first render', async () => {
+    await expect(createTokenizer(minimalTokenizerJson({}), configWith('{% for %}'))).rejects.toThrow(ChatTemplateError);
+  });
+
+  it('range(100000000) in a real folder\'s chat_template.jinja is a TemplateBudgetError at render; the Qwen tokenizer still encodes', async () => {
+    const dir = await folder({ 'tokenizer.json': await readFile(qwen3TokenizerJsonPath()), 'tokenizer_config.json': JSON.stringify(await qwen3TokenizerConfig()) });
+    await writeFile(join(dir, 'chat_template.jinja'), '{% for i in range(100000000) %}{{ i }}{% endfor %}');
+    const tokenizer = await loadTokenizerFolder(dir);
+    expect(() => tokenizer.renderChat([{ role: 'user', content: 'hi' }])).toThrow(TemplateBudgetError);
+    expect(tokenizer.decode(tokenizer.encode('SELECT name FROM singer'))).toBe('SELECT name FROM singer');
+  }, 120_000);
+
+  it('a 300 MB chat_template.jinja is refused from its size (a sparse file: nothing that large is written or read)', async () => {
+    const dir = await folder({ 'tokenizer.json': JSON.stringify(minimalTokenizerJson({})), 'tokenizer_config.json': JSON.stringify(configWith('x')) });
+    await truncate(join(dir, 'chat_template.jinja'), 300 * 1024 * 1024).catch(async () => {
+      await writeFile(join(dir, 'chat_template.jinja'), '');
+      await truncate(join(dir, 'chat_template.jinja'), 300 * 1024 * 1024);
+    });
+    await expect(loadTokenizerFolder(dir)).rejects.toThrow(FileTooLargeError);
+    await expect(loadTokenizerFolder(dir)).rejects.toThrow(new RegExp(`chat_template\\.jinja has at least ${300 * 1024 * 1024} bytes; at most ${MAX_FILE_BYTES['chat_template.jinja']}`));
+  });
+
+  it('every small file of a folder has its cap: config.json and tokenizer_config.json one byte over are refused', async () => {
+    const big = await folder({ 'config.json': ' '.repeat(MAX_FILE_BYTES['config.json'] + 1), 'model.safetensors': weights() });
+    await expect(loadModelFolder(big)).rejects.toThrow(/config\.json has at least \d+ bytes/);
+    const atCap = await folder({ 'config.json': JSON.stringify(tinyConfigJson()).padEnd(MAX_FILE_BYTES['config.json'], ' '), 'model.safetensors': weights() });
+    await expect(loadModelFolder(atCap)).resolves.toBeDefined();
+    const tok = await folder({ 'tokenizer.json': '{}', 'tokenizer_config.json': ' '.repeat(MAX_FILE_BYTES['tokenizer_config.json'] + 1) });
+    await expect(loadTokenizerFolder(tok)).rejects.toThrow(/tokenizer_config\.json has at least/);
+  });
+});
+
+describe('size caps in the page: picked files and downloads', () => {
+  /** A picked File that only says its size: reading it would fail the test. */
+  const hugeBlob = (size: number) => ({ size, arrayBuffer: () => Promise.reject(new Error('the file was read')) }) as unknown as Blob;
+
+  it('a picked config.json of 300 MB is refused by its size, unread', async () => {
+    const files: LocalFile[] = [{ path: 'm/config.json', data: hugeBlob(300 * 1024 * 1024) }];
+    await expect(readLocalModel(files)).rejects.toThrow(FileTooLargeError);
+    await expect(readLocalModel(files)).rejects.toThrow(/^m\/config\.json has at least 314572800 bytes/);
+  });
+
+  it('a picked adapter_config.json over its cap is refused unread, as an AdapterFileError', async () => {
+    const files: LocalFile[] = [
+      { path: 'a/adapter_config.json', data: hugeBlob(MAX_FILE_BYTES['adapter_config.json'] + 1) },
+      { path: 'a/adapter_model.safetensors', data: hugeBlob(10) },
+    ];
+    await expect(readLocalPeftAdapter(files, FUZZ_MODEL)).rejects.toThrow(/^adapter_config\.json: adapter_config\.json has at least/);
+  });
+
+  /** A server whose body is produced on demand: counts the bytes it was asked for. */
+  function endlessServer(contentLength: string | null) {
+    const state = { pulled: 0 };
+    const fetch: FetchLike = async () => {
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          state.pulled += 65536;
+          controller.enqueue(new Uint8Array(65536).fill(32));
+        },
+      });
+      return new Response(body, { status: 200, headers: contentLength === null ? {} : { 'content-length': contentLength } });
+    };
+    return { fetch, state };
+  }
+
+  it('a download whose Content-Length is over the cap is refused before its body is read', async () => {
+    const server = endlessServer(String(300 * 1024 * 1024));
+    const store = new MemoryFileStore();
+    const run = downloadFile({ fetch: server.fetch, store, key: fileKey('https://mirror.test', 'o/n', 'main', 'chat_template.jinja'), maxBytes: fileCap('chat_template.jinja') });
+    await expect(run).rejects.toThrow(FileTooLargeError);
+    expect(server.state.pulled).toBeLessThanOrEqual(2 * 65536); // what a stream buffers on its own before a read
+  });
+
+  it('a server that sends no length, or lies, is stopped once the bytes pass the cap', async () => {
+    for (const length of [null, '100']) {
+      const server = endlessServer(length);
+      const store = new MemoryFileStore();
+      const cap = MAX_FILE_BYTES['config.json'];
+      const run = downloadModel({ repo: 'o/n', base: 'https://mirror.test', fetch: server.fetch, store });
+      await expect(run).rejects.toThrow(FileTooLargeError);
+      await expect(run).rejects.toThrow(/^config\.json has at least \d+ bytes/);
+      expect(server.state.pulled).toBeLessThanOrEqual(cap + 3 * 65536);
+    }
+  });
+});
+
+describe('size caps on a model folder served over HTTP (the worker\'s url source)', () => {
+  it('a served config.json with no length is stopped once its bytes pass the cap', async () => {
+    let pulled = 0;
+    vi.stubGlobal('fetch', async () => {
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled += 65536;
+          controller.enqueue(new Uint8Array(65536).fill(32));
+        },
+      });
+      return new Response(body, { status: 200 });
+    });
+    try {
+      const reader = sourceReader({ kind: 'url', url: 'models/hostile/' }, 'http://127.0.0.1/');
+      await expect(reader.read(() => undefined)).rejects.toThrow(FileTooLargeError);
+      expect(pulled).toBeLessThanOrEqual(MAX_FILE_BYTES['config.json'] + 3 * 65536);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});
+
+describe('duplicate tensor names in a safetensors header', () => {
+  /** A header written as raw text, so a name can appear twice (an object literal cannot hold it). */
+  const rawFile = (headerText: string, dataBytes: number) => {
+    const header = new TextEncoder().encode(headerText);
+    const bytes = new Uint8Array(8 + header.length + dataBytes);
+    new DataView(bytes.buffer).setBigUint64(0, BigInt(header.length), true);
+    bytes.set(header, 8);
+    return bytes;
+  };
+  const entry = (from: number, to: number) => `{"dtype":"F32","shape":[${(to - from) / 4}],"data_offsets":[${from},${to}]}`;
+
+  it('a name given twice is refused naming it, even when the two entries are identical', () => {
+    const twice = rawFile(`{"a":${entry(0, 4)},"a":${entry(0, 4)}}`, 4);
+    expect(() => parseSafetensorsHeader(twice, twice.length, 'model.safetensors')).toThrow(CorruptHeaderError);
+    expect(() => parseSafetensorsHeader(twice, twice.length, 'model.safetensors')).toThrow(/^model\.safetensors: entry "a" appears twice/);
+    const hidden = rawFile(`{"b":${entry(0, 4)}, "a" : ${entry(4, 8)} ,"\\u0061":${entry(4, 8)}}`, 8); // the same name, escaped
+    expect(() => parseSafetensorsHeader(hidden)).toThrow(/entry "a" appears twice/);
+  });
+
+  it('equal keys inside entries, or in __metadata__, are not duplicates', () => {
+    const fine = rawFile(`{"__metadata__":{"a":"x","format":"pt"},"a":${entry(0, 4)},"b":${entry(4, 8)}}`, 8);
+    expect([...parseSafetensorsHeader(fine).tensors.keys()]).toEqual(['a', 'b']);
+    expect(firstDuplicateTopLevelKey('{"a":{"a":1,"b":[{"a":2}]},"b":"a,\\"a\\":","c":[1,{"b":2}]}')).toBeNull();
+    expect(firstDuplicateTopLevelKey('{"a":1,"b":{"c":1},"b":2}')).toBe('b');
   });
 });

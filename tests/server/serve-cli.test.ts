@@ -48,9 +48,23 @@ describe('sqlenv serve', () => {
     [['--port', 'eighty'], /--port must be an integer/],
     [['--port', '70000'], /--port must be at most 65535/],
     [['--verbose'], /Unknown option/],
+    [['--allow-origin', 'evil.example'], /--allow-origin takes scheme:\/\/host/],
+    [['--allow-host', 'http://box.lan'], /--allow-host takes a host name/],
+    [['--token', 'short'], /--token .* at least 8 characters/],
+    [['--max-connections', '0'], /--max-connections must be an integer ≥ 1/],
   ])('exits 2 on %j', async (args, message) => {
     const { code, stderr } = await serve(args).exit;
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+  });
+
+  it.each([['--help'], ['-h']])('%s prints the usage and the security flags on stdout and exits 0', async (flag) => {
+    const child = spawn(process.execPath, [BIN, 'serve', flag]);
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: sqlenv serve /);
+    for (const option of ['--allow-origin', '--allow-host', '--token', '--max-connections', 'SQLENV_TOKEN']) expect(stdout).toContain(option);
   });
 });

@@ -74,7 +74,8 @@ describe('episodes over /ws', () => {
       const answered = await client.step({ action_type: 'ANSWER', argument: 'certainly not this' });
       expect(answered.done).toBe(true);
       expect(answered.observation.metadata).toMatchObject({ correct: false, terminated: true, truncated: false });
-      expect(answered.observation.metadata.components).toEqual({ correctness: 0, progress: 0, operational: 0 });
+      // Environment v3: a wrong answer costs one step (0.01) and keeps the progress potential.
+      expect(answered.observation.metadata.components).toEqual({ correctness: 0, progress: 0, operational: -0.01 });
       const state = await client.state();
       expect(state).toMatchObject({ episode_id: 'run-7', step_count: 3, question_id: question.id, done: true, terminated: true, steps_left: 7 });
       expect(state.episode_return).toBe(answered.observation.metadata.episode_return);
@@ -88,8 +89,8 @@ describe('episodes over /ws', () => {
     const { env, executor } = await referenceEnv();
     try {
       const qs = (await demoDataset()).questions.slice(0, 12);
-      // Content-free queries (a literal, the schema table) earn nothing only if each QUERY's empty-twin check runs
-      // on its own statement: interleaving sessions on one worker must not change that.
+      // Content-free queries (a literal, the schema table) earn nothing only if each QUERY's run on the perturbed
+      // copies judges its own statement: interleaving sessions on one worker must not change that.
       const script = (q: Question): SqlActionWire[] => [
         { action_type: 'QUERY', argument: 'SELECT 5' },
         { action_type: 'QUERY', argument: q.gold },

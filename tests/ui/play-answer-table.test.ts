@@ -150,8 +150,9 @@ describe('the ANSWER it makes, judged by the environment', () => {
     expect(answerMatches(reading.kind === 'empty' ? '' : reading.answer, PETS, false).match).toBe(true);
   });
 
-  it('the same paste sent raw, header as data, is judged wrong: the reading is what makes it right', () => {
-    expect(answerMatches('name\tage\nRex\t3\nTom\t5', PETS, false).match).toBe(false);
+  it('the environment reads the raw paste the same way (a header naming the columns is dropped); header as data is wrong', () => {
+    expect(answerMatches('name\tage\nRex\t3\nTom\t5', PETS, false).match).toBe(true);
+    expect(answerMatches('pet\tyears\nRex\t3\nTom\t5', PETS, false).match).toBe(false);
     const asData = table(readAnswer('name\tage\nRex\t3\nTom\t5', { header: false }));
     expect(answerMatches(asData.answer, PETS, false).match).toBe(false);
   });

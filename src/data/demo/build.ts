@@ -90,7 +90,7 @@ async function buildQuestions(executor: LocalSqlExecutor, spec: DemoDatabaseSpec
 export const DEMO_CURATED: readonly string[] = DEMO_DATABASES.map((spec) => spec.id);
 
 function splitInputs(questions: ReadonlyArray<Omit<Question, 'split'>>): SplitInput[] {
-  return questions.map((q) => ({ dbId: q.dbId, gold: q.gold, goldRows: q.goldResult.rows }));
+  return questions.map((q) => ({ dbId: q.dbId, question: q.question, gold: q.gold, goldRows: q.goldResult.rows }));
 }
 
 /** How the demo's split differs from the SQL-only rule (for `npm run data:demo`'s report). */

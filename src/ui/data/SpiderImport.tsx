@@ -17,11 +17,15 @@ import { useTakenNames } from './useTakenNames.ts';
 const PHASE_TEXT = { reading: 'Reading the files', questions: 'Running the gold queries', saving: 'Saving the databases in this browser' } as const;
 
 const SKIP_TEXT = {
+  'bad-db-id': 'db_id is not a plain name',
   'missing-database': 'database file missing',
   'unreadable-database': 'database unreadable',
   'sql-error': 'gold SQL fails',
   'empty-result': 'gold SQL returns nothing',
   'too-large': 'gold result too large',
+  timeout: 'gold SQL ran past its time limit',
+  'engine-crash': 'gold SQL crashed the SQL engine',
+  'over-budget': "not run: the import's time budget ran out",
 } as const;
 
 function Progress({ run, onCancel }: { run: DataImport; onCancel: () => void }) {

@@ -82,17 +82,18 @@ export default function HelpView() {
               <th scope="row">progress</th>
               <td className="number">{n(w.progress)}</td>
               <td>
-                Φ<sub>t</sub> − Φ<sub>t−1</sub>, where Φ is the best similarity so far (0 to 1) between a QUERY result that read the database and the gold result:
-                1 for an exact match, else {n(f.cellF1Weight)} × F1 of the cells + {n(f.rowF1Weight)} × F1 of the rows. Values the query wrote itself count for
-                nothing. A repeat earns 0.
+                Φ<sub>t</sub> − Φ<sub>t−1</sub>, where Φ is the best closeness so far (0 to 1) of a QUERY or SAMPLE result to the gold. Closeness is the
+                smallest similarity over the database and {n(f.copies)} perturbed copies of it (rows removed, values changed, both, columns shuffled), the gold SQL re-run on
+                each: similarity is 1 for an exact match, else {n(f.cellF1Weight)} × F1 of the cells + {n(f.rowF1Weight)} × F1 of the rows. So a typed guess,
+                however spelled, earns nothing: it does not follow the data. A repeat earns 0.
               </td>
             </tr>
             <tr>
               <th scope="row">operational</th>
               <td className="number">{n(w.operational)}</td>
               <td>
-                +{n(op.newInformation)} for new information (the first DESCRIBE or SAMPLE of a table the gold SQL reads, a query result not seen before), {n(op.nothingNew)} for
-                nothing new, {n(op.repeat)} for a repeated action, {n(op.error)} for an error (invalid action, unknown table, SQL error, refused or timed-out query).
+                {n(op.step)} for every step (DESCRIBE, SAMPLE, QUERY, a wrong ANSWER): nothing is paid for activity. {n(op.repeat)} for a repeated action,{' '}
+                {n(op.error)} for an error (invalid action, unknown table, SQL error, refused or timed-out query).
               </td>
             </tr>
           </tbody>
@@ -101,7 +102,8 @@ export default function HelpView() {
           <strong>On a correct answer</strong> the shaping is settled: correctness is 1, progress gives back Φ and operational gives back everything paid before, less{' '}
           {n(f.stepCost)} per step after the first. So a correct episode of L steps returns exactly {n(w.correctness)} − {n(w.operational * f.stepCost)} × (L − 1): from{' '}
           {n(f.bestCorrectReturn)} in one step to {n(f.worstCorrectReturn)} in {f.budget}. An episode without a correct answer returns at most {n(f.bestFailedReturn)}.
-          Correct always beats incorrect, shorter beats longer, and padding or guessing earns nothing; progress only ranks the failures.
+          A wrong answer costs one step and keeps Φ, so answering never loses to stalling. Correct always beats incorrect, shorter beats longer, and padding or
+          guessing earns nothing; progress only ranks the failures.
         </p>
       </section>
 

@@ -4,6 +4,7 @@
  */
 import { correctEpisodeReturn, maxReturnWithoutCorrectAnswer, OPERATIONAL, STEP_COST, type RewardWeights } from '../../env/rewards.ts';
 import { CELL_F1_WEIGHT, ROW_F1_WEIGHT } from '../../env/similarity.ts';
+import { COPY_PLANS } from '../../sql/perturbed-copies.ts';
 import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 
 /** A number as the page writes it: 0.02, 1, −0.05 (true minus sign; float noise dropped). */
@@ -21,6 +22,8 @@ export interface HelpFigures {
   stepCost: number;
   cellF1Weight: number;
   rowF1Weight: number;
+  /** Perturbed copies closeness is measured on, besides the database. */
+  copies: number;
   /** C(1) and C(budget): what a correct episode returns at best and at worst. */
   bestCorrectReturn: number;
   worstCorrectReturn: number;
@@ -39,6 +42,7 @@ export function helpFigures(config = DEFAULT_ENV_CONFIG): HelpFigures {
     stepCost: STEP_COST,
     cellF1Weight: CELL_F1_WEIGHT,
     rowF1Weight: ROW_F1_WEIGHT,
+    copies: COPY_PLANS.length,
     bestCorrectReturn: correctEpisodeReturn(weights, 1),
     worstCorrectReturn: correctEpisodeReturn(weights, budget),
     bestFailedReturn: maxReturnWithoutCorrectAnswer(weights, budget),

@@ -1,9 +1,9 @@
 /**
  * Reading what a person typed or pasted into Play's answer box as an ANSWER the environment accepts.
  *
- * How to think about it: the environment already reads scalars, lists and JSON rows (src/env/answer.ts). What it
- * cannot know is whether the first line of a pasted table is a header; a header read as data adds a row and the
- * answer is judged wrong. So this module reads a pasted table here, where the person can see and correct the
+ * How to think about it: the environment already reads scalars, lists, JSON rows and tables (src/env/answer.ts), and
+ * drops a first line only when it names the result's columns. A header with other names is data to it, adds a row,
+ * and the answer is judged wrong. So this module reads a pasted table here, where the person can see and correct the
  * reading, and turns it into JSON rows of text cells (`[["Rex","3"],["Tom","5"]]`): the text of each cell is kept as
  * written, so the verifier's numeric rules (decimals as written) apply unchanged.
  *

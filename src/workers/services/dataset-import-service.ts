@@ -27,6 +27,7 @@ function withQueryTimeout(executor: SqlExecutor, timeoutMs: number): SqlExecutor
   return {
     load: (dbKey, bytes) => executor.load(dbKey, bytes),
     query: (dbKey, sql, limits) => executor.query(dbKey, sql, { timeoutMs, ...limits }),
+    runOnCopies: (dbKey, sql, goldSql, limits) => executor.runOnCopies(dbKey, sql, goldSql, { timeoutMs, ...limits }),
     tables: (dbKey) => executor.tables(dbKey),
     describe: (dbKey, table) => executor.describe(dbKey, table),
     sample: (dbKey, table, rows) => executor.sample(dbKey, table, rows),

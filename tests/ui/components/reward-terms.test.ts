@@ -36,9 +36,13 @@ async function play(weights: RewardWeights, questionId: string, actions: readonl
 }
 
 const EPISODES: ReadonlyArray<[string, string[]]> = [
-  ['tiny-2', ['DESCRIBE singer', 'SAMPLE singer', "QUERY SELECT name FROM singer WHERE country = 'Spain'", "QUERY SELECT name FROM singer WHERE country = 'France'", 'ANSWER Ana, Cy']],
+  // The error (FROB) before the correct answer makes the settlement refund more than the step costs (environment v3
+  // pays nothing positive along the way), so operational reaches a positive value too.
+  ['tiny-2', ['DESCRIBE singer', 'SAMPLE singer', "QUERY SELECT name FROM singer WHERE country = 'Spain'", 'FROB', "QUERY SELECT name FROM singer WHERE country = 'France'", 'ANSWER Ana, Cy']],
   ['tiny-1', ['DESCRIBE concert', 'DESCRIBE singer', 'DESCRIBE singer', 'QUERY SELECT nope FROM singer', 'FROB', 'QUERY SELECT 5', 'ANSWER 99']],
   ['tiny-5', ['QUERY SELECT net_worth FROM singer', 'QUERY SELECT avg(net_worth) FROM singer', 'SAMPLE nowhere', 'ANSWER 0']],
+  // A correct answer after plain steps only: the settlement's operational part is exactly 0.
+  ['tiny-1', ['QUERY SELECT count(*) FROM singer', 'ANSWER 5']],
 ];
 
 describe('rewardEquation', () => {

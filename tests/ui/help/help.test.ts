@@ -39,7 +39,8 @@ describe('helpFigures', () => {
     expect(f.weights).toEqual({ correctness: 3, progress: 0.5, operational: 2 });
     expect(f.bestCorrectReturn).toBe(3);
     expect(f.worstCorrectReturn).toBeCloseTo(3 - 2 * f.stepCost * 3, 12);
-    expect(f.bestFailedReturn).toBeCloseTo(0.5 + 2 * OPERATIONAL.newInformation * 4, 12);
+    // v3: the best failure reads the answer in one step (Φ = 1) and then answers wrongly: 2 steps at 0.01 each.
+    expect(f.bestFailedReturn).toBeCloseTo(0.5 - 2 * 0.01 * 2, 12);
   });
 
   it('writes numbers without float noise and with a true minus sign', () => {
@@ -54,7 +55,7 @@ describe('glossary', () => {
     const w = DEFAULT_ENV_CONFIG.weights;
     expect(GLOSSARY.reward).toContain(`${numberText(w.correctness)} × correctness + ${numberText(w.progress)} × progress + ${numberText(w.operational)} × operational`);
     expect(GLOSSARY.progress).toContain(`Weight ${numberText(w.progress)}`);
-    for (const amount of [OPERATIONAL.newInformation, OPERATIONAL.repeat, OPERATIONAL.error]) expect(GLOSSARY.operational).toContain(numberText(amount));
+    for (const amount of [OPERATIONAL.step, OPERATIONAL.repeat, OPERATIONAL.error]) expect(GLOSSARY.operational).toContain(numberText(amount));
     expect(GLOSSARY.stepsLeft).toContain(`budget ${DEFAULT_ENV_CONFIG.budget}`);
   });
 

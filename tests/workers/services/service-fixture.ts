@@ -32,6 +32,7 @@ export async function countingExecutors(): Promise<CountingExecutors> {
       return {
         load: (k, b) => executor.load(k, b),
         query: (k, q, l) => executor.query(k, q, l),
+        runOnCopies: (k, q, g, l) => executor.runOnCopies(k, q, g, l),
         tables: (k) => executor.tables(k),
         describe: (k, t) => executor.describe(k, t),
         sample: (k, t, n) => executor.sample(k, t, n),
