@@ -12,13 +12,14 @@
  * caller destroys before its context; a train session destroys its model and its own context.
  */
 import type { KvCacheFormat } from '../gpu/kv-format.ts';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { acquireGpu, type GpuContext } from '../gpu/device.ts';
 import { QwenEngine } from '../gpu/engine/qwen-engine.ts';
 import { nodeGpu } from '../gpu/node/node-gpu.ts';
 import type { WeightFormat } from '../gpu/quant.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, AdapterFileError, readPeftAdapter } from '../model/adapter-file.ts';
+import { checkFileSize, fileCap } from '../model/file-caps.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadModelFolder, loadTokenizerFolder } from '../model/files-node.ts';
 import type { LoadedModel } from '../model/load.ts';
@@ -64,7 +65,11 @@ export async function readAdapterFolder(dir: string, config: ModelConfig): Promi
     }
   };
   const safetensors = await read(ADAPTER_WEIGHTS_FILE, async () => new Uint8Array(await readFile(join(dir, ADAPTER_WEIGHTS_FILE))));
-  const configJson = await read(ADAPTER_CONFIG_FILE, () => readFile(join(dir, ADAPTER_CONFIG_FILE), 'utf8'));
+  // The config is capped before it is read (file-caps.ts), as every loader of the page does.
+  const configPath = join(dir, ADAPTER_CONFIG_FILE);
+  const configSize = await read(ADAPTER_CONFIG_FILE, async () => (await stat(configPath)).size);
+  checkFileSize(configPath, configSize, fileCap(ADAPTER_CONFIG_FILE));
+  const configJson = await read(ADAPTER_CONFIG_FILE, () => readFile(configPath, 'utf8'));
   return readPeftAdapter({ safetensors, configJson }, config);
 }
 

@@ -278,9 +278,15 @@ describe('connection limit (item 13)', () => {
     const server = await startServer({ maxConnections: 6, headersTimeoutMs: 300 });
     try {
       expect(server.maxConnections).toBe(6);
-      const idle = await Promise.all(Array.from({ length: 6 }, () => openSocket(server.url)));
-      const idleClosed = idle.map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())));
-      for (const s of idle) s.on('error', () => undefined);
+      // Each socket's close is watched from the moment it opens, so a close before the last one opens is not missed.
+      const idle = await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          const s = await openSocket(server.url);
+          s.on('error', () => undefined);
+          return { closed: new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve()))) };
+        }),
+      );
+      const idleClosed = idle.map((s) => s.closed);
       // Over the limit: closed without an answer.
       expect(await rawRequest(server.url, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toBe('');
       await Promise.all(idleClosed);
