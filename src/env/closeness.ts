@@ -20,6 +20,13 @@
  *   action-key.ts) earns closeness on such a question; every other statement earns 0.
  */
 import type { CopiesRun } from '../sql/types.ts';
+
+/**
+ * Closeness below this is counted as 0: one cell met by chance in a large gold (a random digit among a thousand
+ * counts, on the database and on every copy) gives ~0.001, which is noise, not reading. An honest partial result
+ * shares far more than 1 % of the gold's cells or rows.
+ */
+export const MIN_CLOSENESS = 0.01;
 import { resultSimilarity } from './similarity.ts';
 import { executionMatch, type ResultTable } from './verifier.ts';
 
@@ -46,5 +53,5 @@ export function closenessOnCopies(real: ResultTable, realSimilarity: number, run
     if (closeness === 0) return 0;
   }
   if (goldFixed && !statementIsGold) return 0;
-  return closeness;
+  return closeness < MIN_CLOSENESS ? 0 : closeness;
 }
