@@ -30,7 +30,7 @@ function restrict(from, layers, { react = false } = {}) {
 }
 
 export default defineConfig(
-  { ignores: ['dist/**', 'dist-*/**', 'test-results-*/**', 'node_modules/**', 'public/bundles/**', '.cache/**', 'test-results/**', 'playwright-report/**', 'e2e-artifacts/**'] },
+  { ignores: ['gpu-kit/**', 'dist/**', 'dist-*/**', 'test-results-*/**', 'node_modules/**', 'public/bundles/**', '.cache/**', 'test-results/**', 'playwright-report/**', 'e2e-artifacts/**'] },
 
   // Every file: ESLint's recommended JavaScript rules, modern globals.
   js.configs.recommended,

@@ -1,10 +1,11 @@
 /**
  * Evaluate, as a person uses it: run Oracle and Random on 20 demo episodes each (Oracle solves all, Random few),
- * see both saved, reload and find them still there, export JSONL and CSV (20 episodes each), open a transcript,
+ * see both saved, reload and find them still there, export a run file (JSONL) and CSV (20 episodes each), open a transcript,
  * cancel a long run while the page keeps answering, delete a run; screenshots in light, dark and narrow.
  */
 import { readFile } from 'node:fs/promises';
 import type { Page } from '@playwright/test';
+import { ENV_VERSION } from '../src/env/env.ts';
 import { expect, openView, test } from './fixtures.ts';
 
 /** Rows of RFC 4180 CSV (quoted fields may hold commas, quotes and newlines). */
@@ -88,7 +89,9 @@ test('evaluating Random and Oracle on 20 episodes each; saved, kept after a relo
   const oracle = runs.filter({ hasText: 'Oracle' });
   const [jsonl] = await Promise.all([page.waitForEvent('download'), oracle.getByRole('button', { name: 'JSONL' }).click()]);
   expect(jsonl.suggestedFilename()).toMatch(/^sqlenv-oracle-demo-eval-\d{8}-\d{6}\.jsonl$/);
-  const lines = (await readFile(await jsonl.path(), 'utf8')).trimEnd().split('\n');
+  // A run file (docs/run-files.md): a header line naming the environment version and the run, then one episode a line.
+  const [headerLine, ...lines] = (await readFile(await jsonl.path(), 'utf8')).trimEnd().split('\n');
+  expect(JSON.parse(headerLine)).toMatchObject({ format: 'sqlenv-run', envVersion: ENV_VERSION, dataset: 'demo', split: 'eval', policy: 'oracle', episodes: 20 });
   expect(lines).toHaveLength(20);
   const records = lines.map((l) => JSON.parse(l) as { success: boolean; transcript: unknown[] });
   expect(records.every((r) => r.success && r.transcript.length > 0)).toBe(true);

@@ -114,18 +114,20 @@ test('Train: GRPO with pause, resume, stop, a checkpoint resumed after a reload,
   await expect(status).toContainText('Finished: step 3 of 3', { timeout: (4 - stoppedAt) * STEP_MS });
   await expect(chart(page, 'Reward per step')).toHaveAccessibleName(/: 3 points;/);
 
-  // The trained adapter: two PEFT files to download, and a policy of Watch.
+  // The trained adapter: PEFT's files to download (with the model card), and a policy of Watch.
   const adapter = page.getByRole('list', { name: 'Adapter list' }).getByRole('listitem', { name: 'e2e grpo' });
   await expect(adapter).toContainText('trained here');
   const downloads: Download[] = [];
   page.on('download', (d) => downloads.push(d));
   await adapter.getByRole('button', { name: 'Download' }).click();
-  await expect.poll(() => downloads.map((d) => d.suggestedFilename()).sort()).toEqual(['adapter_config.json', 'adapter_model.safetensors']);
+  await expect.poll(() => downloads.map((d) => d.suggestedFilename()).sort()).toEqual(['README.md', 'adapter_config.json', 'adapter_model.safetensors']);
+  const card = readFileSync(await downloads.find((d) => d.suggestedFilename() === 'README.md')!.path(), 'utf8');
+  expect(card).toMatch(/^---\n(?:.*\n)*?library_name: peft\n/);
   const configFile = downloads.find((d) => d.suggestedFilename() === 'adapter_config.json');
   const config = JSON.parse(readFileSync(await configFile!.path(), 'utf8')) as { peft_type?: string; r?: number };
   expect(config.peft_type).toBe('LORA');
   expect(config.r).toBe(2);
-  // The two files load back as an adapter of their own.
+  // The files load back as an adapter of their own (the card is not needed for that, and is passed along).
   const adapters = page.getByRole('region', { name: 'Adapters' });
   await adapters.getByRole('textbox', { name: 'Name (optional)' }).fill('e2e reloaded');
   await adapters.getByLabel('Adapter files').setInputFiles(

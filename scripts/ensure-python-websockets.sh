@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
-# Installs Debian's python3-websockets for the Python client's tests (python/tests) when Debian's python3 lacks it.
+# Installs what the Python client's tests (python/tests) need on Debian's python3 when it lacks it: python3-websockets
+# (the client's transport) and python3-pydantic (the typed models, python/sqlenv_client/models.py; bookworm has 1.10).
 set -euo pipefail
-if /usr/bin/python3 -c 'import websockets' 2>/dev/null; then exit 0; fi
-bash "$(dirname "$0")/apt-install.sh" python3-websockets "for the Python tests"
+if ! /usr/bin/python3 -c 'import websockets' 2>/dev/null; then
+  bash "$(dirname "$0")/apt-install.sh" python3-websockets "for the Python tests"
+fi
+if ! /usr/bin/python3 -c 'import pydantic' 2>/dev/null; then
+  bash "$(dirname "$0")/apt-install.sh" python3-pydantic "for the Python tests"
+fi

@@ -14,16 +14,25 @@
  *   {"step": 1, "loss": 4.2, "tokens": 168, "seconds": 3.8, "rollout": 0, "update": 3.8}                        (SFT: mean NLL per assistant token)
  *   {"summary": {"algo", "steps", "measure", "before", "after", "seconds", "adapter"}}  (fresh mean reward or held-back NLL)
  * Bad flags exit 2 with the usage line.
+ *
+ * `--task reads` runs the task that must be read instead (src/train/toy-reads-run.ts: SFT warm-up, then GRPO under
+ * the default reward weights, measured on fresh databases) on the float64 CPU reference in this process; `--seed`
+ * draws its databases, `--steps`/`--lr` are GRPO's. Its output is described in scripts/train-toy/reads.ts.
  */
 import { parseCliArgs, runCli, UsageError, withChromium } from '../e2e/model/serve.ts';
 import type { StepMetrics, TrainAlgo } from '../src/train/types.ts';
 import type { TrainToyOptions } from './train-toy/page.ts';
+import { trainReads } from './train-toy/reads.ts';
 
-const USAGE = 'usage: npm run train:toy -- [--seed S] [--steps N] [--lr X] [--algo grpo|sft]';
+const USAGE = 'usage: npm run train:toy -- [--task toy|reads] [--seed S] [--steps N] [--lr X] [--algo grpo|sft]';
 const ALGOS: readonly TrainAlgo[] = ['grpo', 'sft'];
+const TASKS = ['toy', 'reads'] as const;
+type Task = (typeof TASKS)[number];
 
-function parseArgs(argv: readonly string[]): TrainToyOptions {
+function parseArgs(argv: readonly string[]): TrainToyOptions & { task: Task } {
   const a = parseCliArgs(argv, USAGE);
+  const task = a.string('task') ?? 'toy';
+  if (!TASKS.includes(task as Task)) throw new UsageError(`--task must be one of ${TASKS.join('|')}, not '${task}'`);
   const algo = a.string('algo') ?? 'grpo';
   if (!ALGOS.includes(algo as TrainAlgo)) throw new UsageError(`--algo must be one of ${ALGOS.join('|')}, not '${algo}'`);
   const seedText = a.string('seed') ?? '0';
@@ -33,7 +42,8 @@ function parseArgs(argv: readonly string[]): TrainToyOptions {
   const lr = lrText === undefined ? null : Number(lrText);
   if (lr !== null && (lrText!.trim() === '' || !Number.isFinite(lr) || lr < 0)) throw new UsageError(`--lr must be a number >= 0, not '${lrText}'`);
   a.done();
-  return { algo: algo as TrainAlgo, seed: Number(seedText), steps, lr };
+  if (task === 'reads' && algo !== 'grpo') throw new UsageError('--task reads runs SFT warm-up then GRPO: leave --algo out');
+  return { task: task as Task, algo: algo as TrainAlgo, seed: Number(seedText), steps, lr };
 }
 
 /** The per-step line: the step's mean reward (GRPO) or loss, its tokens and seconds. */
@@ -45,6 +55,7 @@ function stepLine(m: StepMetrics): string {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  if (options.task === 'reads') return trainReads(options);
   const summary = await withChromium('scripts/train-toy/page.ts', 'train-toy', {}, async (page) => {
     await page.exposeFunction('reportStep', (m: StepMetrics) => console.log(stepLine(m)));
     return page.evaluate((o) => window.trainToy!.run(o), options);

@@ -368,3 +368,9 @@ async def _last_words(ws: Any) -> "str | bytes | None":
     except Exception:
         return None
 
+
+
+# OpenEnv's AutoEnv looks for the client, action and observation classes in `sqlenv_client.client` (see openenv.yaml);
+# SqlenvEnv is None unless openenv-core is installed.
+from .models import SQLEnvAction, SQLEnvObservation, SQLEnvState  # noqa: E402,F401
+from .openenv_client import SqlenvEnv  # noqa: E402,F401

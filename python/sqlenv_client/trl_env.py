@@ -3,8 +3,11 @@
 TRL's contract (trl/trainer/grpo_trainer.py, "environment_factory"): the factory is called with no arguments; each
 instance plays one rollout at a time and is reused (reset) across batches; `reset(**row)` receives the dataset row's
 columns (the prompt included) and the string it returns, if any, is appended to the last user message; every public method
-other than `reset` and `get_reward` becomes a tool, its JSON schema built from the type hints and the Google-style
-docstring, and is called synchronously; reward functions receive the instances as `environments=`.
+other than `reset` and `get_reward` becomes a tool (listed by `inspect.getmembers`, so in alphabetical order), its JSON
+schema built by transformers' `get_json_schema` from the type hints and the Google-style docstring, and is called
+synchronously with the arguments its chat-template parser JSON-decoded from the model's `<tool_call>`; reward functions
+receive the instances as `environments=`. The tool block TRL builds this way is the SFT export's, word for word and in
+the same order: the docstrings come from tools.json (tools.py).
 
 So the class has exactly four public methods besides `reset` (the four actions), and keeps everything else in
 attributes: `reward` (the episode's return so far), `reward_components` (the unweighted components, summed over
@@ -18,11 +21,13 @@ over" text instead of raising, so a model that keeps calling tools only learns t
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 from .client import SQLEnvClient
 from .protocol import DEFAULT_URL, RESET_KEYS, SQLAction, SQLEnvServerError, StepResult
+from .tools import tool_method
 
 EPISODE_OVER = "The episode is over: no more actions are taken. Stop calling tools."
 
@@ -70,57 +75,43 @@ class SQLEnvTRL:
         text = result.observation.text
         return None if _prompt_holds(row.get("prompt"), text) else text
 
+    # The four tools. Their docstrings are written from tools.json by @tool_method (tools.py), so TRL's tool block is
+    # the SFT export's; the decorator also checks each argument's name and type hint against that file.
+
+    @tool_method(returns="Whether the answer is correct.")
+    def answer(self, value: Union[str, float, List]) -> str:  # a bare List: transformers writes JSON's "array"
+        # TRL's Qwen3 parser JSON-decodes the call's arguments, so `value` is whatever JSON the model wrote: a string,
+        # a number (an int is a float here, and "number" in JSON), a list or rows. Anything but a string is sent as JSON,
+        # as the tool declares it and as MCP and the export send it; str() would send Python's repr (['a'], None).
+        if isinstance(value, str):
+            return self._act("ANSWER", value)
+        try:
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            return f"Error: the answer must be text, a number, a list or rows of JSON values ({error})."
+        return self._act("ANSWER", text)
+
+    @tool_method(returns="The table's schema, or what was wrong.")
     def describe(self, table: str) -> str:
-        """Shows a table's columns, types, keys and row count.
-
-        Args:
-            table: The name of a table of the database.
-
-        Returns:
-            The table's schema, or what was wrong.
-        """
         return self._act("DESCRIBE", table)
 
-    def sample(self, table: str) -> str:
-        """Shows the first rows of a table.
-
-        Args:
-            table: The name of a table of the database.
-
-        Returns:
-            A few rows of the table, or what was wrong.
-        """
-        return self._act("SAMPLE", table)
-
+    @tool_method(returns="The result as a table (long results are cut, and say so), or the error.")
     def query(self, sql: str) -> str:
-        """Runs one read-only SQLite SELECT (or WITH ... SELECT) statement on the database.
-
-        Args:
-            sql: The SQL statement.
-
-        Returns:
-            The result as a table (long results are cut, and say so), or the error.
-        """
         return self._act("QUERY", sql)
 
-    def answer(self, value: str) -> str:
-        """Submits the final answer to the question; this ends the episode.
+    @tool_method(returns="A few rows of the table, or what was wrong.")
+    def sample(self, table: str) -> str:
+        return self._act("SAMPLE", table)
 
-        Args:
-            value: The answer: a single value, or JSON for a list of values or for rows.
-
-        Returns:
-            Whether the answer is correct.
-        """
-        return self._act("ANSWER", value)
-
-    def _act(self, action_type: str, argument: str) -> str:
+    def _act(self, action_type: str, argument: Any) -> str:
+        if not isinstance(argument, str):  # a model may put a number where a table name or SQL belongs
+            argument = json.dumps(argument, ensure_ascii=False, default=str)
         if not self._episode_started:
             raise RuntimeError("SQLEnvTRL: call reset() before using a tool.")
         if self.done:
             return EPISODE_OVER
         try:
-            result = self._client.step(SQLAction(action_type, str(argument)))
+            result = self._client.step(SQLAction(action_type, argument))
         except SQLEnvServerError as error:
             # The server refused the message (e.g. an argument it cannot take); the session is still usable.
             return f"Error: {error.detail}"

@@ -33,12 +33,15 @@ _server_lock = threading.Lock()
 
 
 class ServerProcess:
-    """`sqlenv serve` in its own process group; `url` is its WebSocket address."""
+    """`sqlenv serve` in its own process group; `url` is its WebSocket address. `dataset` is demo or spider (then
+    SPIDER_DIR is set from spider_dir())."""
 
-    def __init__(self, *args: str):
+    def __init__(self, *args: str, dataset: str = "demo"):
+        env = {**os.environ, "SPIDER_DIR": spider_dir()} if dataset == "spider" else None
         self.process = subprocess.Popen(
-            [*SQLENV, "serve", "--dataset", "demo", "--host", "127.0.0.1", "--port", "0", *args],
+            [*SQLENV, "serve", "--dataset", dataset, "--host", "127.0.0.1", "--port", "0", *args],
             cwd=ROOT,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -115,9 +118,15 @@ def server_url() -> str:
         return _server.url
 
 
+def spider_dir() -> str:
+    """Where Spider is: SPIDER_DIR, else the shared folder beside the repository (as tests/fixtures/spider-dir.ts)."""
+    return os.environ.get("SPIDER_DIR") or os.path.join(os.path.dirname(ROOT), "shared", "spider")
+
+
 def sqlenv_json(*args: str, timeout_s: float = 120.0) -> str:
     """Runs the Node CLI and returns its stdout; raises with its stderr when it fails."""
-    done = subprocess.run([*SQLENV, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout_s)
+    env = {**os.environ, "SPIDER_DIR": spider_dir()}
+    done = subprocess.run([*SQLENV, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout_s, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"sqlenv {' '.join(args)} exited with {done.returncode}:\n{done.stderr[-2000:]}")
     return done.stdout
@@ -132,7 +141,8 @@ def oracle_transcripts(episodes: int, seed: int = 0) -> "tuple[Dict[str, Any], L
             "--episodes", str(episodes), "--seed", str(seed), "--json", "--transcripts", path,
         )
         with open(path, encoding="utf-8") as file:
-            records = [json.loads(line) for line in file if line.strip()]
+            # A run file (docs/run-files.md): its first line is the run's header, then one episode per line.
+            records = [json.loads(line) for line in file if line.strip()][1:]
     return json.loads(stdout.strip().splitlines()[-1]), records
 
 
@@ -141,6 +151,15 @@ def prompt_rows(split: str = "train") -> List[Dict[str, Any]]:
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, "prompts.jsonl")
         sqlenv_json("export", "--format", "prompts", "--dataset", "demo", "--split", split, "--out", path)
+        with open(path, encoding="utf-8") as file:
+            return [json.loads(line) for line in file if line.strip()]
+
+
+def sft_rows(dataset: str = "demo", split: str = "train") -> List[Dict[str, Any]]:
+    """`sqlenv export --format sft` (the page's defaults): Oracle demonstrations as SFTTrainer rows."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "sft.jsonl")
+        sqlenv_json("export", "--format", "sft", "--dataset", dataset, "--split", split, "--out", path, timeout_s=300.0)
         with open(path, encoding="utf-8") as file:
             return [json.loads(line) for line in file if line.strip()]
 

@@ -1,13 +1,11 @@
-"""The protocol's shapes and the TRL class's tool surface, checked without a server."""
+"""The protocol's shapes, checked without a server (the TRL class's tool surface: test_tools.py)."""
 
-import inspect
 import json
 import socket
-import typing
 import unittest
 
 import support  # noqa: F401  (puts the package on sys.path)
-from sqlenv_client import SQLEnvClient, SQLEnvConnectionError, SQLEnvProtocolError, SQLEnvServerError, SQLEnvTRL
+from sqlenv_client import SQLEnvClient, SQLEnvConnectionError, SQLEnvProtocolError, SQLEnvServerError
 from sqlenv_client.protocol import SQLAction, decode, expect, normalize_url, parse_result, reset_message, step_message
 from sqlenv_client.replies import MAX_REPLY_DEPTH, nesting_depth, parse_json
 
@@ -178,35 +176,6 @@ class ConnectionTest(unittest.TestCase):
         self.assertIn(str(port), str(caught.exception))
         client.close()
         client.close()
-
-
-class ToolSurfaceTest(unittest.TestCase):
-    """TRL exposes every public method but reset and get_reward as a tool, with a schema from hints and docstring."""
-
-    def test_public_methods_are_reset_and_the_four_tools(self):
-        env = SQLEnvTRL()
-        public = {name for name, _ in inspect.getmembers(env, predicate=inspect.ismethod) if not name.startswith("_")}
-        self.assertEqual(public, {"reset", "describe", "sample", "query", "answer"})
-
-    def test_tools_are_typed_and_documented(self):
-        for name, argument in [("describe", "table"), ("sample", "table"), ("query", "sql"), ("answer", "value")]:
-            with self.subTest(tool=name):
-                method = getattr(SQLEnvTRL, name)
-                hints = typing.get_type_hints(method)
-                self.assertEqual(hints, {argument: str, "return": str})
-                doc = inspect.getdoc(method)
-                self.assertIn("Args:", doc)
-                self.assertIn(f"    {argument}: ", doc)
-                self.assertIn("Returns:", doc)
-
-    def test_schema_as_transformers_builds_it(self):
-        try:
-            from transformers.utils import get_json_schema
-        except ImportError:
-            self.skipTest("transformers is not installed")
-        schema = get_json_schema(SQLEnvTRL().query)
-        self.assertEqual(schema["function"]["name"], "query")
-        self.assertEqual(schema["function"]["parameters"]["required"], ["sql"])
 
 
 if __name__ == "__main__":

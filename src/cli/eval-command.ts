@@ -2,16 +2,18 @@
  * `sqlenv eval`: evaluates a policy on a dataset split and prints a summary (or JSON with --json). Random and Oracle
  * play one episode after another; `--policy qwen` plays a model folder on the Node WebGPU engine (qwen-policy.ts)
  * with up to --batch episodes in play at once, their turns decoded together (batch-generate.ts), with the same
- * questions, seeds and records as one at a time (concurrent-evaluate.ts).
+ * questions, seeds and records as one at a time (concurrent-evaluate.ts). `--transcripts FILE` writes the run file
+ * (src/eval/run-file.ts, docs/run-files.md): a header naming the environment version, dataset, policy, model, adapter
+ * and settings, then one episode record per line, which the page's Evaluate and Compare and `sqlenv compare` read.
  */
 import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
 import { DATASET_NAMES, loadNodeDataset } from '../data/load-node.ts';
 import { SPLITS, type SplitSelector } from '../data/types.ts';
-import { SqlEnv } from '../env/env.ts';
+import { ENV_VERSION, SqlEnv } from '../env/env.ts';
 import type { EnvConfig } from '../env/types.ts';
 import { evaluate, type EvalReport } from '../eval/evaluate.ts';
-import { toJsonl } from '../eval/transcript.ts';
+import { toRunFile, type RunSetting } from '../eval/run-file.ts';
 import { OraclePolicy } from '../policies/oracle.ts';
 import type { Policy } from '../policies/policy.ts';
 import { WEIGHT_FORMATS } from '../gpu/quant.ts';
@@ -24,7 +26,7 @@ import { createProgress } from './progress.ts';
 import { evaluateQwen, type QwenGenerationSummary, type QwenPolicyOptions } from './qwen-policy.ts';
 
 export const EVAL_USAGE =
-  'sqlenv eval --policy random|oracle|qwen --dataset demo|spider --split train|eval|heldout|all [--episodes N|all] [--seed S] [--json] [--transcripts FILE.jsonl] [--budget STEPS]\n' +
+  'sqlenv eval --policy random|oracle|qwen --dataset demo|spider --split train|eval|heldout|all [--episodes N|all] [--seed S] [--json] [--transcripts RUN.jsonl] [--budget STEPS]\n' +
   '      qwen: --model DIR [--adapter DIR] [--shots 0|1|3] [--quant f16|q8|q4|q4m] [--temperature T] [--top-p P] [--max-new-tokens N] [--thinking] [--batch B] [--context S]';
 
 const BASELINES = { random: () => new RandomPolicy(), oracle: () => new OraclePolicy() } satisfies Record<string, () => Policy>;
@@ -111,6 +113,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   }
 
   const executor = createNodeSqlExecutor();
+  const started = performance.now();
   try {
     const importProgress = createProgress('importing');
     const dataset = await loadNodeDataset(datasetName, executor, (d, t) => importProgress.update(d, t));
@@ -124,7 +127,28 @@ export async function evalCommand(argv: string[]): Promise<number> {
       report = await evaluate(new SqlEnv(dataset, executor, envConfig), player.policy, { episodes, seed, split, onProgress: (d, t) => progress.update(d, t) });
       progress.finish();
     }
-    if (values.transcripts) await writeFile(values.transcripts, toJsonl(report.records));
+    if (values.transcripts) {
+      const settings: Record<string, RunSetting> = {
+        episodes,
+        ...(envConfig.budget !== undefined && { budget: envConfig.budget }),
+        ...(player.kind === 'qwen' && { ...player.options.settings, batch: player.options.batch, context: player.options.context }),
+      };
+      const header = {
+        envVersion: ENV_VERSION,
+        id: `cli-${Date.now().toString(36)}-${report.policy}-${report.dataset}-${String(report.split)}-s${seed}`,
+        dataset: report.dataset,
+        split: report.split,
+        policy: report.policy,
+        model: player.kind === 'qwen' ? player.options.model : null,
+        adapter: player.kind === 'qwen' ? player.options.adapter : null,
+        seed,
+        settings,
+        createdAt: Date.now(),
+        durationMs: Math.round(performance.now() - started),
+        writer: 'cli',
+      };
+      await writeFile(values.transcripts, toRunFile(header, report.records));
+    }
     if (values.json) {
       const { records, ...summary } = report;
       process.stdout.write(`${JSON.stringify({ ...summary, episodes: records.length, ...(generation && { generation }) })}\n`);

@@ -3,6 +3,7 @@
  * IndexedDB, kept as files, so TrainService runs unchanged in Node and a run resumes from its folder.
  *
  *   DIR/adapter_model.safetensors, DIR/adapter_config.json   the run's adapter as PEFT writes it (f32)
+ *   DIR/README.md                                              its model card, as PEFT writes one (src/model/model-card.ts)
  *   DIR/adapter-info.json                                      its AdapterInfo and the model config it fits
  *   DIR/checkpoints/<id>.json                                  a checkpoint's CheckpointInfo (listed)
  *   DIR/checkpoints/<id>.v8                                    the whole StoredCheckpoint (adapter, AdamW moments,
@@ -20,6 +21,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, readPeftAdapter, writePeftAdapter } from '../model/adapter-file.ts';
+import { MODEL_CARD_FILE } from '../model/model-card.ts';
 import type { ModelConfig } from '../model/config.ts';
 import type { LoraAdapter } from '../model/lora.ts';
 import type { AdapterInfo, CheckpointInfo, TrainRunHistory } from '../workers/train-protocol.ts';
@@ -133,6 +135,7 @@ export class FileTrainStore implements TrainStore {
     const files = writePeftAdapter(stored.adapter, { modelId: info.baseModel, config: stored.modelConfig });
     await writeAtomic(join(this.dir, ADAPTER_WEIGHTS_FILE), files[ADAPTER_WEIGHTS_FILE]);
     await writeAtomic(join(this.dir, ADAPTER_CONFIG_FILE), files[ADAPTER_CONFIG_FILE]);
+    await writeAtomic(join(this.dir, MODEL_CARD_FILE), files[MODEL_CARD_FILE]);
     await writeAtomic(join(this.dir, ADAPTER_INFO_FILE), `${JSON.stringify({ info, modelConfig: stored.modelConfig }, null, 2)}\n`);
   }
 
@@ -153,7 +156,7 @@ export class FileTrainStore implements TrainStore {
   async deleteAdapter(id: string): Promise<void> {
     const saved = await this.adapterInfo();
     if (!saved || saved.info.id !== id) return;
-    for (const name of [ADAPTER_WEIGHTS_FILE, ADAPTER_CONFIG_FILE, ADAPTER_INFO_FILE]) await rm(join(this.dir, name), { force: true });
+    for (const name of [ADAPTER_WEIGHTS_FILE, ADAPTER_CONFIG_FILE, MODEL_CARD_FILE, ADAPTER_INFO_FILE]) await rm(join(this.dir, name), { force: true });
   }
 
   private async adapterInfo(): Promise<{ info: AdapterInfo; modelConfig: ModelConfig } | null> {

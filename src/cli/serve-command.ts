@@ -5,8 +5,13 @@
  *
  * Security defaults (docs/server-security.md): loopback only; Host must be a loopback name (or an `--allow-host`),
  * a browser page may use the server only from its own origin or an `--allow-origin`; `--token` (or SQLENV_TOKEN)
- * requires a token on every request but /health. Binding to every interface (0.0.0.0, ::) prints a warning.
+ * requires a token on every request but /health and the page. Binding to every interface (0.0.0.0, ::) prints a
+ * warning.
+ *
+ * The built page (`npm run build` → dist/ of this package, or `--web DIR`) is served at /web/, as an OpenEnv Space
+ * shows it; the URL line says whether it is there.
  */
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DATASET_NAMES, loadNodeDataset } from '../data/load-node.ts';
 import { SPLITS, type SplitSelector } from '../data/types.ts';
@@ -19,7 +24,10 @@ import { createProgress } from './progress.ts';
 
 export const SERVE_USAGE =
   'sqlenv serve [--host 127.0.0.1] [--port 8000] [--dataset demo|spider] [--split train|eval|heldout|all] [--max-sessions N] [--idle-timeout SECONDS] ' +
-  '[--max-connections N] [--allow-origin ORIGIN]... [--allow-host NAME]... [--token TOKEN]';
+  '[--max-connections N] [--allow-origin ORIGIN]... [--allow-host NAME]... [--token TOKEN] [--web DIR]';
+
+/** The page `serve` shows at /web/ unless --web says otherwise: this package's build. */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../dist', import.meta.url));
 
 /** The environment variable a token may come from instead of --token (which other users can read in `ps`). */
 export const TOKEN_ENV = 'SQLENV_TOKEN';
@@ -27,7 +35,7 @@ export const TOKEN_ENV = 'SQLENV_TOKEN';
 const SERVE_HELP = `Usage: ${SERVE_USAGE}
 
 Serves the environment over OpenEnv's HTTP and WebSocket protocol (GET /health, /metadata, /schema, /state;
-POST /reset, /step; WebSocket /ws).
+POST /reset, /step; WebSocket /ws), its description (GET /openapi.json, /docs), and the built page at /web/.
 
   --host ADDRESS         listen address (default 127.0.0.1; 0.0.0.0 or :: make it reachable from the network)
   --port N               port (default 8000; 0 picks a free one)
@@ -40,6 +48,7 @@ POST /reset, /step; WebSocket /ws).
   --allow-host NAME      accept requests addressed to NAME (Host header) besides loopback; repeatable; * allows any
   --token TOKEN          require TOKEN (Authorization: Bearer TOKEN, or ?token=TOKEN) on every request but /health;
                          the environment variable ${TOKEN_ENV} works too and keeps the token out of \`ps\`
+  --web DIR              the built page to serve at /web/ (default: this package's dist/, from \`npm run build\`)
 `;
 
 /** The warning `serve` prints when it listens on every interface, or null when it listens on one address. */
@@ -63,6 +72,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       'allow-origin': { type: 'string', multiple: true },
       'allow-host': { type: 'string', multiple: true },
       token: { type: 'string' },
+      web: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -99,8 +109,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
   } finally {
     await importer.close();
   }
-  const server = await createServer({ dataset, host, port, maxSessions, idleTimeoutMs: idleTimeoutS * 1000, resetDefaults: { split }, maxConnections, allowOrigins, allowHosts, token });
-  process.stderr.write(`sqlenv serve: OpenEnv server for '${dataset.name}' (split ${split}, up to ${maxSessions} sessions) at ${server.url} (WebSocket ${server.url.replace(/^http/, 'ws')}/ws)\n`);
+  if (values.web !== undefined && values.web.trim() === '') throw new UsageError('--web needs a folder, e.g. dist.');
+  const webDir = values.web ?? DEFAULT_WEB_DIR;
+  const server = await createServer({ dataset, host, port, maxSessions, idleTimeoutMs: idleTimeoutS * 1000, resetDefaults: { split }, maxConnections, allowOrigins, allowHosts, token, webDir });
+  const page = server.servesPage ? `page ${server.url}/web/` : `no page: ${webDir} has no index.html, run npm run build`;
+  process.stderr.write(`sqlenv serve: OpenEnv server for '${dataset.name}' (split ${split}, up to ${maxSessions} sessions) at ${server.url} (WebSocket ${server.url.replace(/^http/, 'ws')}/ws; ${page})\n`);
   const warning = exposureWarning(host, token !== null);
   if (warning) process.stderr.write(`${warning}\n`);
   await new Promise<void>((resolve) => {

@@ -3,7 +3,7 @@
  * TrainService (src/workers/train-service.ts) with a folder for its store (file-train-store.ts): one JSON line of
  * `StepMetrics` per step on stdout, phases, evaluations, traces and checkpoints on stderr, checkpoints (adapter,
  * AdamW moments, history) into --out every --checkpoint-every steps, and the adapter as PEFT files
- * (adapter_model.safetensors, adapter_config.json) into --out when the run ends (or is stopped with Ctrl-C).
+ * (adapter_model.safetensors, adapter_config.json, README.md) into --out when the run ends (or is stopped with Ctrl-C).
  *
  * `--resume` continues the run in --out from its newest checkpoint, exactly as if it had not stopped (the trainer
  * derives every random choice and the AdamW step from the step number); `--steps N` with it extends the run to N
@@ -144,6 +144,6 @@ export async function trainCommand(argv: string[]): Promise<number> {
   }
   const error = events.error();
   if (error !== null) throw new CliError(error);
-  process.stderr.write(`Adapter written to ${values.out} (adapter_model.safetensors, adapter_config.json).\n`);
+  process.stderr.write(`Adapter written to ${values.out} (adapter_model.safetensors, adapter_config.json, README.md).\n`);
   return 0;
 }

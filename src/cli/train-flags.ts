@@ -12,7 +12,7 @@ import { TrainConfigError, validateTrainConfig } from '../train/trainer.ts';
 import { DEFAULT_SFT_CONFIG, DEFAULT_TRAIN_CONFIG, type TrainAlgo, type TrainConfig } from '../train/types.ts';
 import { choice, UsageError } from './args.ts';
 
-type Kind = 'int' | 'number' | 'bool' | 'targets' | 'weights';
+type Kind = 'int' | 'number' | 'bool' | 'targets' | 'weights' | 'lossType';
 
 /** Every TrainConfig field but `algo` (its own flag), with how its flag is read. */
 const FIELDS: ReadonlyArray<readonly [Exclude<keyof TrainConfig, 'algo'>, Kind]> = [
@@ -37,6 +37,7 @@ const FIELDS: ReadonlyArray<readonly [Exclude<keyof TrainConfig, 'algo'>, Kind]>
   ['clipEpsHigh', 'number'],
   ['klBeta', 'number'],
   ['stdScaling', 'bool'],
+  ['lossType', 'lossType'],
   ['rewardWeights', 'weights'],
   ['thinking', 'bool'],
   ['sftExamplesPerStep', 'int'],
@@ -86,6 +87,8 @@ function parseValue(flag: string, kind: Kind, text: string): TrainConfig[keyof T
       if (unknown !== undefined || targets.length === 0) bad(`a comma-separated list of ${LORA_TARGETS.join(',')}`);
       return [...new Set(targets)] as LoraTarget[];
     }
+    case 'lossType':
+      return text === 'dapo' || text === 'dr_grpo' ? text : bad('dapo or dr_grpo');
     case 'weights': {
       const parts = text.split(',').map(Number);
       if (parts.length !== 3 || parts.some((x) => !Number.isFinite(x))) bad('three numbers correctness,progress,operational');

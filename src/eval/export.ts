@@ -1,6 +1,7 @@
 /**
  * Exports of a run's episodes as files people open elsewhere: CSV (one row per episode, for spreadsheets and
- * pandas) and JSONL (one full episode record per line, transcripts included, via `toJsonl`). Pure functions of the
+ * pandas) and JSONL — the run file (run-file.ts: a header line naming the environment version, dataset, policy and
+ * settings, then one full episode record per line), which Evaluate and Compare import back. Pure functions of the
  * records; the page turns the text into a download.
  *
  * CSV follows RFC 4180: fields are separated by commas, lines end with CRLF, and a field holding a comma, a double
@@ -13,7 +14,9 @@
  * hold a formula, and the reward columns are often negative, so spreadsheets and pandas still read them as numbers.
  * Everything else is written as is, so what a tool reads back is exactly the record's value.
  */
-import { toJsonl, type EpisodeRecord } from './transcript.ts';
+import { headerOf, toRunFile } from './run-file.ts';
+import type { RunSummary } from './run-store.ts';
+import type { EpisodeRecord } from './transcript.ts';
 
 /** One CSV column: its header and how a record gives its value. */
 interface CsvColumn {
@@ -84,12 +87,12 @@ function slug(text: string): string {
  * The file for a run's episodes in a format, named `sqlenv-<policy>-<dataset>-<split>-<date>.<ext>` (date as
  * `YYYYMMDD-HHMMSS`, UTC, from `createdAt` in milliseconds since the epoch).
  */
-export function exportFile(format: ExportFormat, run: { policy: string; dataset: string; split: string; createdAt: number }, records: readonly EpisodeRecord[]): ExportFile {
+export function exportFile(format: ExportFormat, run: RunSummary, records: readonly EpisodeRecord[]): ExportFile {
   const stamp = new Date(run.createdAt).toISOString().replace(/\.\d+Z$/, '').replace(/[-:]/g, '').replace('T', '-');
   const base = `sqlenv-${slug(run.policy)}-${slug(run.dataset)}-${slug(run.split)}-${stamp}`;
   switch (format) {
     case 'jsonl':
-      return { name: `${base}.jsonl`, mimeType: 'application/x-ndjson', text: toJsonl(records) };
+      return { name: `${base}.jsonl`, mimeType: 'application/x-ndjson', text: toRunFile(headerOf(run, 'page'), records) };
     case 'csv':
       return { name: `${base}.csv`, mimeType: 'text/csv', text: toCsv(records) };
     default:

@@ -4,6 +4,7 @@
  * only; tests run it in Chromium.
  */
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { ENV_VERSION } from '../env/env.ts';
 import type { EvalReport } from './evaluate.ts';
 import type { EpisodeRecord } from './transcript.ts';
 
@@ -13,6 +14,14 @@ export type RunSummary = Omit<EvalReport, 'records'> & {
   createdAt: number;
   /** Wall-clock duration of the run, in milliseconds. */
   durationMs: number;
+  /** Environment version that played it (run-file.ts); absent on runs saved before run files existed. */
+  envVersion?: number;
+  /** Model and adapter ids, settings and writer, as a run file names them (absent or null when none). */
+  model?: string | null;
+  adapter?: string | null;
+  settings?: Record<string, string | number | boolean | null>;
+  /** What made the run: `page`, `cli`, `python` (imported runs keep their file's). */
+  writer?: string;
 };
 
 export interface SavedRun {
@@ -48,7 +57,7 @@ function db(): Promise<IDBPDatabase<RunsSchema>> {
 
 export function summaryOf(report: EvalReport, id: string, createdAt: number, durationMs: number): RunSummary {
   const { records: _records, ...rest } = report;
-  return { ...rest, id, createdAt, durationMs };
+  return { ...rest, id, createdAt, durationMs, envVersion: ENV_VERSION, writer: 'page' };
 }
 
 export async function saveRun(run: SavedRun): Promise<void> {

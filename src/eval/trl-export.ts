@@ -30,7 +30,7 @@ import { buildPrompt, type BuiltPrompt, type Shot } from '../policies/llm/prompt
 import { SQL_TOOLS, toolCallForAction } from '../policies/llm/tools.ts';
 import { OraclePolicy } from '../policies/oracle.ts';
 import type { Policy, PolicyContext, PolicyDecision } from '../policies/policy.ts';
-import { replyTokensForCall, SequenceBuilder, toolTurnTokens, type ChatFormat } from '../train/chat-sequence.ts';
+import { DemonstrationBuilder, replyTokensForCall, toolTurnTokens, type ChatFormat } from '../train/chat-sequence.ts';
 import { runEpisode } from './episode.ts';
 
 /** A row that cannot be made or read back: names the question and what was wrong. */
@@ -204,7 +204,7 @@ export async function buildSftRow(env: SqlEnv, question: Question, settings: Trl
 
 export interface SftTokens {
   tokenIds: number[];
-  /** 1 on the tokens the model should produce (its calls and their end tokens), 0 on prompt and tool turns. */
+  /** TRL's assistant-only mask (chat-sequence.ts `DemonstrationBuilder`): each assistant turn's body, 0 elsewhere. */
   lossMask: Uint8Array;
 }
 
@@ -219,14 +219,15 @@ export function sftRowTokens(tokenizer: Tokenizer, row: SftRow): SftTokens {
   const messages = fromTrlMessages(row.messages);
   const lastUser = messages.findLastIndex((m) => m.role === 'user');
   if (lastUser === -1) throw new TrlExportError(row.question_id, 'the sft row has no user message');
-  const seq = new SequenceBuilder();
-  seq.pushContext(tokenizer.encodeChat(messages.slice(0, lastUser + 1), { tools: [...row.tools], enableThinking: format.thinking, addGenerationPrompt: true }));
+  const demo = new DemonstrationBuilder(format);
+  demo.prompt(tokenizer.encodeChat(messages.slice(0, lastUser + 1), { tools: [...row.tools], enableThinking: format.thinking, addGenerationPrompt: true }));
   for (const m of messages.slice(lastUser + 1)) {
-    if (m.role === 'assistant' && m.toolCalls?.length === 1 && m.content === '') seq.pushReply(replyTokensForCall(format, m.toolCalls[0]));
-    else if (m.role === 'tool') seq.pushContext(toolTurnTokens(format, m.content, true));
+    if (m.role === 'assistant' && m.toolCalls?.length === 1 && m.content === '') demo.reply(replyTokensForCall(format, m.toolCalls[0]));
+    else if (m.role === 'tool') demo.toolTurn(toolTurnTokens(format, m.content, true));
     else throw new TrlExportError(row.question_id, `after the prompt, an sft row has assistant messages of one tool call and no text, and tool results; got ${JSON.stringify(m).slice(0, 200)}`);
   }
-  return { tokenIds: seq.tokenIds, lossMask: seq.lossMask() };
+  demo.finish();
+  return { tokenIds: demo.seq.tokenIds, lossMask: demo.seq.lossMask() };
 }
 
 export interface TrlExport<R extends TrlRow = TrlRow> {

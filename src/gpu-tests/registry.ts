@@ -25,6 +25,8 @@ import { checkQuantEmbedding, checkQuantEngine, checkQuantMatmul } from './check
 import { checkSampleDistribution, checkSampleGreedy, checkSampleVocab } from './checks/sample.ts';
 import { checkTrainAdamwStep, checkTrainGradients, checkTrainLogprobs } from './checks/train-engine.ts';
 import { TRAIN_LEARNING_CHECKS } from './checks/train-learning.ts';
+import { TRAIN_READS_CHECKS } from './checks/train-reads.ts';
+import { checkTrainScoring } from './checks/train-scoring.ts';
 
 export { failingCases, reportLines, type CheckReport } from './report.ts';
 
@@ -56,6 +58,7 @@ export const CHECKS: Readonly<Record<string, Check>> = {
   'train-logprobs': checkTrainLogprobs,
   'train-gradients': checkTrainGradients,
   'train-adamw-step': checkTrainAdamwStep,
+  'train-scoring': checkTrainScoring,
   'backward-rmsnorm': checkRmsnormBackward,
   'backward-swiglu': checkSwigluBackward,
   'backward-token-logprob': checkTokenLogprobBackward,
@@ -66,6 +69,7 @@ export const CHECKS: Readonly<Record<string, Check>> = {
   'adapter-roundtrip': checkAdapterRoundtrip,
   'adapter-slot': checkAdapterSlot,
   ...TRAIN_LEARNING_CHECKS,
+  ...TRAIN_READS_CHECKS,
 };
 
 /** Every registered check's name, in registration order. */

@@ -21,16 +21,19 @@ import type { ModelConfig } from './config.ts';
 import { LORA_TARGETS, LoraConfigError, loraShapes, parsePeftAdapterConfig, peftTensorName, toPeftAdapterConfig, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraPair, type LoraTarget } from './lora.ts';
 import { compileLinearRegex, LinearRegexError, type LinearRegex } from './linear-regex.ts';
 import { checkBytesFit } from './model-budget.ts';
+import { hubIdOfModelLabel, MODEL_CARD_FILE, peftModelCard } from './model-card.ts';
 import { NonFiniteTensorError, readSafetensors, SafetensorsError, writeSafetensors, type DecodedTensor, type SafetensorsDtype, type TensorToWrite } from './safetensors.ts';
 import { projectionPrefix } from './weights.ts';
 
 export const ADAPTER_WEIGHTS_FILE = 'adapter_model.safetensors';
 export const ADAPTER_CONFIG_FILE = 'adapter_config.json';
 
-/** The two files of a PEFT adapter, as `save_pretrained` names them. */
+/** The files of a PEFT adapter, as `save_pretrained` names them: the two it loads from, and its model card. */
 export interface PeftAdapterFiles {
   'adapter_model.safetensors': Uint8Array;
   'adapter_config.json': string;
+  /** The model card (model-card.ts): `library_name: peft`, and `base_model` when the base model's Hub id is known. */
+  'README.md': string;
 }
 
 export interface WritePeftOptions {
@@ -52,7 +55,11 @@ export class AdapterFileError extends Error {
 
 // --- writing --------------------------------------------------------------------------------------------------------
 
-/** PEFT's two files for `adapter`, trained on `base.modelId` (written into base_model_name_or_path). */
+/**
+ * PEFT's files for `adapter`, trained on the model labelled `base.modelId`: base_model_name_or_path is its Hub id when
+ * the label tells it (a repo id, or a Hugging Face cache path; model-card.ts), else the label as given, as PEFT writes
+ * the path it loaded the base from; README.md is the model card PEFT writes beside them.
+ */
 export function writePeftAdapter(adapter: LoraAdapter, base: { modelId: string; config: ModelConfig }, options: WritePeftOptions = {}): PeftAdapterFiles {
   try {
     validateLoraAdapter(base.config, adapter);
@@ -70,9 +77,11 @@ export function writePeftAdapter(adapter: LoraAdapter, base: { modelId: string; 
       tensors.set(peftTensorName(i, t, 'B'), { shape: pair.b.shape, data: pair.b.data, dtype });
     }
   });
+  const baseModel = hubIdOfModelLabel(base.modelId) ?? base.modelId;
   return {
     [ADAPTER_WEIGHTS_FILE]: writeSafetensors(tensors, { format: 'pt' }),
-    [ADAPTER_CONFIG_FILE]: JSON.stringify(sortKeys(toPeftAdapterConfig(adapter.config, base.modelId)), null, 2),
+    [ADAPTER_CONFIG_FILE]: JSON.stringify(sortKeys(toPeftAdapterConfig(adapter.config, baseModel)), null, 2),
+    [MODEL_CARD_FILE]: peftModelCard({ baseModel: base.modelId, lora: adapter.config }),
   };
 }
 

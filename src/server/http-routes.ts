@@ -8,6 +8,9 @@
  *   POST /reset     ResetRequest → ResetResponse {observation, reward, done}
  *   POST /step      StepRequest {action, timeout_s?, request_id?} → StepResponse
  *   GET  /state     State
+ *   POST|GET|DELETE /mcp   MCP (JSON-RPC 2.0; the four actions as tools), on the MCP SDK: mcp-http.ts
+ *   GET  /openapi.json, /docs   this table as OpenAPI 3.1 (openapi.ts, built from ROUTES) and as an HTML page
+ *   GET  /web/…     the built page (static-web.ts); `/` and `/web` redirect to `/web/`
  *
  * Stateless, as OpenEnv's: each /reset, /step and /state gets a fresh environment that is closed when the request
  * ends, so /step over HTTP has no episode to step (500, as OpenEnv gives for an environment that raises) and /state
@@ -18,21 +21,32 @@
  *
  * Before any route: the target is read without throwing (request-target.ts; 400 when it is not a path), and the
  * access policy (origin-policy.ts) answers 403 for a foreign Host or Origin and 401 without the token. An allowed
- * foreign origin gets CORS headers and its preflight (OPTIONS) is answered. Whatever still throws in a handler is
- * logged and answered 400 by the last-resort guard: no request can end the process.
+ * foreign origin gets CORS headers and its preflight (OPTIONS) is answered. The page's GETs pass the same Host and
+ * Origin checks but no token (a browser cannot add one to the page's own requests; docs/server-security.md says why
+ * that is safe). Whatever still throws in a handler is logged and answered 400 by the last-resort guard: no request
+ * can end the process.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { DOCS_CSP, renderDocsPage } from './docs-page.ts';
+import { createMcpHttpHandler, MCP_REQUEST_HEADERS, type McpHttpHandler } from './mcp-http.ts';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi.ts';
+import { MAX_ID_CHARS } from './openapi-schemas.ts';
 import type { AccessPolicy } from './origin-policy.ts';
-import { ACTION_SCHEMA, OBSERVATION_SCHEMA, STATE_SCHEMA, type EnvironmentMetadata, type ValidationIssue } from './protocol.ts';
+import { ACTION_SCHEMA, OBSERVATION_SCHEMA, STATE_SCHEMA, type EnvironmentMetadata, type SqlActionWire, type ValidationIssue } from './protocol.ts';
 import { parseRequestTarget } from './request-target.ts';
 import { SessionCapacityError, type Session, type SessionManager } from './sessions.ts';
-import { errorMessage, isPlainObject, validateAction, validateReset } from './wire.ts';
+import { serveStatic, WEB_PREFIX, type StaticSite } from './static-web.ts';
+import { errorMessage, isPlainObject, validateAction, validateReset, type Validated } from './wire.ts';
 
 export interface HttpContext {
   manager: SessionManager;
   metadata: EnvironmentMetadata;
   maxBodyBytes: number;
   access: AccessPolicy;
+  /** The policy for the page at /web/: `access` without the token (server.ts). Default: `access`. */
+  pageAccess?: AccessPolicy;
+  /** The built page; none (then /web/ answers 404 saying how to build it) by default. */
+  site?: StaticSite | null;
   /** Where the last-resort guard reports a handler that threw. */
   log: (message: string) => void;
 }
@@ -99,25 +113,45 @@ async function reset(req: IncomingMessage, ctx: HttpContext): Promise<unknown> {
   return withFreshSession(ctx.manager, (session) => session.reset(params.value));
 }
 
-async function step(req: IncomingMessage, ctx: HttpContext): Promise<unknown> {
-  const body = await readJson(req, ctx.maxBodyBytes);
-  if (!isPlainObject(body)) throw new HttpError(422, [{ type: body === undefined ? 'missing' : 'model_attributes_type', loc: ['body'], msg: body === undefined ? 'Field required' : 'Input should be a valid dictionary or object to extract fields from' }]);
+/** StepRequest (the body of POST /step, `undefined` when empty): `{action, timeout_s?, request_id?}`; the action. */
+export function validateStepRequest(body: unknown): Validated<SqlActionWire> {
+  if (!isPlainObject(body)) return { ok: false, issues: [{ type: body === undefined ? 'missing' : 'model_attributes_type', loc: ['body'], msg: body === undefined ? 'Field required' : 'Input should be a valid dictionary or object to extract fields from' }] };
   const issues: ValidationIssue[] = [];
   if (body.action === undefined) issues.push({ type: 'missing', loc: ['body', 'action'], msg: 'Field required' });
   else if (!isPlainObject(body.action)) issues.push({ type: 'dict_type', loc: ['body', 'action'], msg: 'Input should be a valid dictionary' });
   if (body.timeout_s !== undefined && body.timeout_s !== null && !(typeof body.timeout_s === 'number' && body.timeout_s > 0)) {
     issues.push({ type: 'greater_than', loc: ['body', 'timeout_s'], msg: 'Input should be greater than 0' });
   }
-  if (body.request_id !== undefined && body.request_id !== null && !(typeof body.request_id === 'string' && body.request_id.length <= 255)) {
-    issues.push({ type: 'string_type', loc: ['body', 'request_id'], msg: 'Input should be a valid string of at most 255 characters' });
+  if (body.request_id !== undefined && body.request_id !== null && !(typeof body.request_id === 'string' && body.request_id.length <= MAX_ID_CHARS)) {
+    issues.push({ type: 'string_type', loc: ['body', 'request_id'], msg: `Input should be a valid string of at most ${MAX_ID_CHARS} characters` });
   }
-  if (issues.length > 0) throw new HttpError(422, issues);
-  const action = validateAction(body.action, ['body', 'action']);
+  if (issues.length > 0) return { ok: false, issues };
+  return validateAction(body.action, ['body', 'action']);
+}
+
+async function step(req: IncomingMessage, ctx: HttpContext): Promise<unknown> {
+  const action = validateStepRequest(await readJson(req, ctx.maxBodyBytes));
   if (!action.ok) throw new HttpError(422, action.issues);
   return withFreshSession(ctx.manager, (session) => session.step(action.value));
 }
 
-type Route = (req: IncomingMessage, ctx: HttpContext) => Promise<unknown>;
+/** What a route returns when it has written the response itself (an HTML page, an MCP transport's answer). */
+export const SENT: unique symbol = Symbol('response sent');
+
+/** Answers with the JSON it resolves to (200), or writes the response itself and resolves to SENT. */
+type Route = (req: IncomingMessage, ctx: RouteContext, res: ServerResponse) => Promise<unknown>;
+
+function sendHtml(res: ServerResponse, html: string): typeof SENT {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' });
+  res.end(html);
+  return SENT;
+}
+
+/** Every /mcp method: the MCP handler writes its own answers (JSON-RPC bodies, the SDK transport's headers). */
+async function mcpRoute(req: IncomingMessage, ctx: RouteContext, res: ServerResponse): Promise<typeof SENT> {
+  await ctx.mcp(req, res);
+  return SENT;
+}
 
 const ROUTES: Record<string, Partial<Record<string, Route>>> = {
   '/health': { GET: async () => ({ status: 'healthy' }) },
@@ -126,11 +160,56 @@ const ROUTES: Record<string, Partial<Record<string, Route>>> = {
   '/reset': { POST: reset },
   '/step': { POST: step },
   '/state': { GET: async (_req, ctx) => withFreshSession(ctx.manager, async (session) => session.state()) },
+  '/openapi.json': { GET: async (_req, ctx) => ctx.openapi },
+  '/docs': { GET: async (_req, ctx, res) => sendHtml(res, ctx.docsHtml) },
+  '/mcp': { POST: mcpRoute, GET: mcpRoute, DELETE: mcpRoute },
 };
 
-function handle(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): void {
+/** Each path the server answers and its methods: what /openapi.json describes. */
+export function routeTable(): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(ROUTES).map(([path, methods]) => [path, Object.keys(methods)]));
+}
+
+/** The context the routes see: the server's, with its API description built once at start. */
+interface RouteContext extends HttpContext {
+  openapi: OpenApiDocument;
+  docsHtml: string;
+  mcp: McpHttpHandler;
+}
+
+function routeContext(ctx: HttpContext): RouteContext {
+  // Throws for a route without a description (openapi.ts), so an undocumented route fails at server start.
+  const openapi = buildOpenApiDocument(routeTable(), {
+    title: 'SQLEnv — OpenEnv environment server',
+    description: `${ctx.metadata.description} The HTTP routes are OpenEnv's (stateless: one environment per request); episodes are played over the WebSocket /ws (OpenEnv's reset, step, state, close and mcp messages); MCP clients use POST /mcp. The app itself is at /web/.`,
+    envVersion: ctx.metadata.version ?? 'unknown',
+  });
+  return { ...ctx, openapi, docsHtml: renderDocsPage(openapi), mcp: createMcpHttpHandler({ manager: ctx.manager, maxBodyBytes: ctx.maxBodyBytes }) };
+}
+
+/** `/`, `/web`, `/web/…`: the page, behind the page's access policy. */
+function handlePage(req: IncomingMessage, res: ServerResponse, ctx: HttpContext, path: string, query: URLSearchParams): void {
+  const method = req.method ?? 'GET';
+  const decision = (ctx.pageAccess ?? ctx.access)({ method, path, query, headers: req.headers });
+  if (!decision.ok) return send(res, decision.status, { detail: decision.reason }, { connection: 'close' });
+  if (path === '/' || path === '/web') {
+    if (method !== 'GET' && method !== 'HEAD') return send(res, 405, { detail: 'Method Not Allowed' }, { allow: 'GET, HEAD' });
+    // Relative URLs in the build resolve against the folder, so the page must be loaded from `/web/`, not `/web`.
+    res.writeHead(307, { location: WEB_PREFIX, 'content-length': 0 });
+    res.end();
+    return;
+  }
+  serveStatic(ctx.site ?? null, path.slice(WEB_PREFIX.length), req, res, {});
+}
+
+export function isPagePath(path: string): boolean {
+  return path === '/' || path === '/web' || path.startsWith(WEB_PREFIX);
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, ctx: RouteContext): void {
   const target = parseRequestTarget(req.url);
   if (!target) return send(res, 400, { detail: 'Bad Request: the request target is not a path.' }, { connection: 'close' });
+  if (isPagePath(target.path)) return handlePage(req, res, ctx, target.path, target.query);
   const method = req.method ?? 'GET';
   const decision = ctx.access({ method, path: target.path, query: target.query, headers: req.headers });
   if (!decision.ok) return send(res, decision.status, { detail: decision.reason }, { connection: 'close', ...(decision.status === 401 && { 'www-authenticate': 'Bearer' }) });
@@ -138,14 +217,18 @@ function handle(req: IncomingMessage, res: ServerResponse, ctx: HttpContext): vo
   const methods = ROUTES[target.path];
   if (!methods) return send(res, 404, { detail: 'Not Found' }, cors);
   if (method === 'OPTIONS' && decision.corsOrigin !== null) {
-    res.writeHead(204, { ...cors, 'access-control-allow-methods': Object.keys(methods).join(', '), 'access-control-allow-headers': 'content-type, authorization', 'access-control-max-age': '600' });
+    res.writeHead(204, { ...cors, 'access-control-allow-methods': Object.keys(methods).join(', '), 'access-control-allow-headers': ['content-type', 'authorization', ...MCP_REQUEST_HEADERS].join(', '), 'access-control-max-age': '600' });
     res.end();
     return;
   }
   const route = methods[method];
   if (!route) return send(res, 405, { detail: 'Method Not Allowed' }, cors);
-  route(req, ctx).then(
-    (body) => send(res, 200, body, cors),
+  // Routes that write their own response (SENT) carry the CORS headers too.
+  for (const [name, value] of Object.entries(cors)) if (value !== undefined) res.setHeader(name, value);
+  route(req, ctx, res).then(
+    (body) => {
+      if (body !== SENT) send(res, 200, body, cors);
+    },
     (e: unknown) => {
       if (e instanceof HttpError && e.status === 413) {
         // The rest of an oversized body is read and dropped, and the connection is not reused.
@@ -171,9 +254,10 @@ function lastResort(res: ServerResponse, e: unknown, ctx: HttpContext): void {
 
 /** The request handler; it never throws (every failure is a JSON error response, the last resort a 400). */
 export function createHttpHandler(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
+  const routes = routeContext(ctx);
   return (req, res) => {
     try {
-      handle(req, res, ctx);
+      handle(req, res, routes);
     } catch (e) {
       lastResort(res, e, ctx);
     }

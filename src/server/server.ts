@@ -12,6 +12,7 @@
  * (send-budget.ts); connections are capped below the open-files limit (connection-limit.ts) and idle or slow
  * ones time out (headers within 10 s, a request within 30 s, keep-alive 5 s), so a flood of idle connections cannot
  * lock out a health check; the SQL pool keeps runaway sessions from stalling the others (sql-pool.ts).
+ * With `webDir`, the built page is served at /web/ (static-web.ts), and /openapi.json and /docs describe the routes.
  * `close()` says goodbye to every socket (1001), drops queued SQL work, terminates statements still running, and
  * stops the workers; harmless twice.
  */
@@ -31,6 +32,7 @@ import { parseRequestTarget } from './request-target.ts';
 import { DEFAULT_SEND_BUDGET_BYTES, SendBudget } from './send-budget.ts';
 import { SessionManager } from './sessions.ts';
 import { SqlPool, type SqlWorkerFactory } from './sql-pool.ts';
+import { loadStaticSite, type StaticSite } from './static-web.ts';
 import { handleConnection } from './ws-handler.ts';
 
 export interface ServerOptions {
@@ -66,6 +68,8 @@ export interface ServerOptions {
   headersTimeoutMs?: number;
   /** Where a handler that threw is reported; default stderr. */
   log?: (message: string) => void;
+  /** The built page (`dist/`) to serve at /web/; default none (then /web/ answers 404 saying how to build it). */
+  webDir?: string | null;
 }
 
 export interface RunningServer {
@@ -74,6 +78,8 @@ export interface RunningServer {
   port: number;
   /** The connection limit in force (the configured one, lowered below the open-files limit). */
   maxConnections: number;
+  /** Whether a built page is served at /web/. */
+  servesPage: boolean;
   /**
    * Sessions open now; SQL workers replaced after a timeout or crash so far; SQL calls waiting for a worker;
    * sockets closed for not reading their replies.
@@ -115,7 +121,11 @@ export async function createServer(options: ServerOptions): Promise<RunningServe
   const host = options.host ?? '127.0.0.1';
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const log = options.log ?? ((message: string) => void process.stderr.write(`${message}\n`));
-  const access: AccessPolicy = createAccessPolicy({ bindHost: host, allowOrigins: options.allowOrigins, allowHosts: options.allowHosts, token: options.token });
+  const accessOptions = { bindHost: host, allowOrigins: options.allowOrigins, allowHosts: options.allowHosts };
+  const access: AccessPolicy = createAccessPolicy({ ...accessOptions, token: options.token });
+  // The page is the same public build for everyone and holds no session: Host and Origin checks, but no token.
+  const pageAccess: AccessPolicy = createAccessPolicy({ ...accessOptions, token: null });
+  const site: StaticSite | null = options.webDir ? await loadStaticSite(options.webDir) : null;
   const pool = new SqlPool(options.sqlWorkers ?? defaultSqlWorkers(), { create: options.createWorker });
   const manager = new SessionManager({
     dataset: options.dataset,
@@ -127,7 +137,7 @@ export async function createServer(options: ServerOptions): Promise<RunningServe
   });
   const budget = new SendBudget(options.sendBudgetBytes ?? DEFAULT_SEND_BUDGET_BYTES);
   const headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
-  const handleHttp = createHttpHandler({ manager, metadata: metadataOf(options.dataset), maxBodyBytes: maxMessageBytes, access, log });
+  const handleHttp = createHttpHandler({ manager, metadata: metadataOf(options.dataset), maxBodyBytes: maxMessageBytes, access, pageAccess, site, log });
   /** Sockets with a request being answered (a step may wait for SQL): the idle timeout leaves them alone. */
   const answering = new WeakSet<object>();
   const http = createHttpServer(
@@ -186,6 +196,7 @@ export async function createServer(options: ServerOptions): Promise<RunningServe
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     maxConnections,
+    servesPage: site !== null,
     stats: () => ({ activeSessions: manager.active, sqlRestarts: pool.restarts(), sqlWaiting: pool.waitingCalls, slowReadersClosed: budget.closedSlowReaders }),
     close: () => {
       closing ??= (async () => {

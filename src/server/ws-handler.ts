@@ -5,6 +5,8 @@
  *   → {"type": "reset", "data": {seed?, episode_id?, question_id?, split?, difficulty?, db_id?}}
  *   → {"type": "step",  "data": {"action_type": "QUERY", "argument": "SELECT …"}}
  *   → {"type": "state"}            → {"type": "close"}
+ *   → {"type": "mcp", "data": {JSON-RPC}}   ← {"type": "mcp", "data": {JSON-RPC reply}}   (mcp-ws.ts)
+ *   → {"type": "step", "data": {"type": "list_tools" | "call_tool", …}}   OpenEnv's MCP actions (mcp-ws.ts)
  *   ← {"type": "observation", "data": {"observation": {…}, "reward": r|null, "done": bool}}
  *   ← {"type": "state", "data": {"episode_id", "step_count", …}}
  *   ← {"type": "error", "data": {"message", "code", …}}
@@ -23,6 +25,7 @@
  * server-wide send budget (send-budget.ts), which closes the slowest readers when unread replies pile up.
  */
 import type { RawData, WebSocket } from 'ws';
+import { createWsMcp, isToolAction, type McpWsReply, type ToolStepReply, type WsMcp } from './mcp-ws.ts';
 import type { ValidationIssue, WSErrorData, WSOutgoing } from './protocol.ts';
 import type { SendBudget } from './send-budget.ts';
 import { SessionCapacityError, type Session, type SessionManager } from './sessions.ts';
@@ -32,6 +35,9 @@ import { errorMessage, isPlainObject, validateAction, validateReset } from './wi
 const PAUSE_AFTER = 4;
 /** Messages one connection may have waiting at most (OpenEnv's clients send one and wait for its reply). */
 export const MAX_QUEUED_MESSAGES = 32;
+
+/** Every reply of this endpoint: OpenEnv's messages and the MCP reply. */
+type WSReply = WSOutgoing | McpWsReply | ToolStepReply;
 
 const error = (data: WSErrorData): WSOutgoing => ({ type: 'error', data });
 const invalid = (errors: ValidationIssue[]): WSOutgoing => error({ message: 'Invalid message', code: 'VALIDATION_ERROR', errors });
@@ -44,7 +50,7 @@ function extraKeys(message: Record<string, unknown>, allowed: readonly string[])
 }
 
 /** One message's answer; 'close' when the client asked to end the session. */
-async function answer(session: Session, text: string): Promise<WSOutgoing | 'close'> {
+async function answer(session: Session, mcp: WsMcp, text: string): Promise<WSReply | 'close'> {
   let message: unknown;
   try {
     message = JSON.parse(text);
@@ -64,6 +70,11 @@ async function answer(session: Session, text: string): Promise<WSOutgoing | 'clo
       case 'step': {
         const extra = extraKeys(message, ['type', 'data']);
         if (message.data === undefined) return invalid([...extra, { type: 'missing', loc: ['data'], msg: 'Field required' }]);
+        if (isToolAction(message.data)) {
+          // OpenEnv's MCP actions (list_tools, call_tool), as MCPToolClient sends them: mcp-ws.ts.
+          const reply = extra.length > 0 ? extra : await mcp.step(message.data);
+          return Array.isArray(reply) ? invalid(reply) : reply;
+        }
         const action = validateAction(message.data, ['data']);
         if (extra.length > 0 || !action.ok) return invalid([...extra, ...(action.ok ? [] : action.issues)]);
         return { type: 'observation', data: await session.step(action.value) };
@@ -74,6 +85,12 @@ async function answer(session: Session, text: string): Promise<WSOutgoing | 'clo
       }
       case 'close':
         return 'close';
+      case 'mcp': {
+        const extra = extraKeys(message, ['type', 'data']);
+        if (message.data === undefined) return invalid([...extra, { type: 'missing', loc: ['data'], msg: 'Field required' }]);
+        if (!isPlainObject(message.data)) return invalid([...extra, { type: 'dict_type', loc: ['data'], msg: 'Input should be a valid dictionary' }]);
+        return extra.length > 0 ? invalid(extra) : mcp.handle(message.data);
+      }
       default: {
         const name = typeof type === 'string' ? type : JSON.stringify(type);
         return error({ message: `Unknown message type: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`, code: 'UNKNOWN_TYPE' });
@@ -92,7 +109,7 @@ function asText(data: RawData): string {
 /** Serves one connection until it closes; its session is closed (and its slot freed) when it does. */
 export function handleConnection(socket: WebSocket, manager: SessionManager, budget: SendBudget): void {
   budget.add(socket);
-  const sendMessage = (target: WebSocket, message: WSOutgoing): void => budget.send(target, JSON.stringify(message));
+  const sendMessage = (target: WebSocket, message: WSReply): void => budget.send(target, JSON.stringify(message));
   let session: Session;
   try {
     session = manager.open();
@@ -105,6 +122,7 @@ export function handleConnection(socket: WebSocket, manager: SessionManager, bud
     socket.close(1000, data.code === 'CAPACITY_REACHED' ? 'capacity reached' : 'session error');
     return;
   }
+  const mcp = createWsMcp(session);
   let queued = 0;
   let ending = false;
   const end = (code: number, reason: string): void => {
@@ -130,7 +148,7 @@ export function handleConnection(socket: WebSocket, manager: SessionManager, bud
     if (queued > PAUSE_AFTER) socket.pause();
     const text = isBinary ? null : asText(data);
     session
-      .run(async () => (text === null ? error({ message: 'Invalid JSON: binary frames are not accepted; send JSON as text.', code: 'INVALID_JSON' }) : answer(session, text)))
+      .run(async () => (text === null ? error({ message: 'Invalid JSON: binary frames are not accepted; send JSON as text.', code: 'INVALID_JSON' }) : answer(session, mcp, text)))
       .then(
         (reply) => {
           if (reply === 'close') end(1000, 'closed by client');

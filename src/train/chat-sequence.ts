@@ -15,35 +15,15 @@
  * for Qwen, plus the empty think block when thinking is off). The same template gives a demonstration's reply text
  * (SFT): what the template renders for an assistant tool call after the generation prompt.
  *
- * Later turns therefore differ from LlmPolicy's re-rendered history in one way: past replies appear verbatim
- * (thinking and stray text included) rather than as canonical calls.
+ * The text pieces come from src/policies/llm/turn-text.ts, which LlmPolicy's prompts use too, so a model policy
+ * sees at turn k the text a training sequence holds there. One difference remains: past replies appear here
+ * verbatim (thinking and stray text included), while a policy re-renders each past action as its canonical call
+ * (the environment's history keeps actions, not raw replies); for a reply that is a canonical call they agree.
  */
-import type { ChatMessage, Tokenizer, ToolCall } from '../model/tokenizer.ts';
-import { SQL_TOOLS } from '../policies/llm/tools.ts';
+import type { ToolCall } from '../model/tokenizer.ts';
+import { assistantTurnEdges, replyTextForCall, toolTurnText, type ChatFormat } from '../policies/llm/turn-text.ts';
 
-const SENTINEL = '\u2063SQLENV-REPLY-SENTINEL\u2063';
-
-export interface ChatFormat {
-  tokenizer: Tokenizer;
-  thinking: boolean;
-}
-
-function chatOptions(format: ChatFormat, addGenerationPrompt: boolean) {
-  return { tools: [...SQL_TOOLS], enableThinking: format.thinking, addGenerationPrompt };
-}
-
-/** Text of the tool turn that follows a reply: from the reply's `<|im_end|>` to the next generation prompt. */
-export function toolTurnText(format: ChatFormat, observation: string): string {
-  const messages: ChatMessage[] = [
-    { role: 'user', content: 'q' },
-    { role: 'assistant', content: SENTINEL },
-    { role: 'tool', content: observation },
-  ];
-  const text = format.tokenizer.renderChat(messages, chatOptions(format, true));
-  const at = text.lastIndexOf(SENTINEL);
-  if (at === -1) throw new Error('chat template dropped the assistant message: cannot build the tool turn');
-  return text.slice(at + SENTINEL.length);
-}
+export { assistantTurnEdges, replyTextForCall, toolTurnText, type ChatFormat } from '../policies/llm/turn-text.ts';
 
 /** Token ids of the tool turn after a reply; the leading `<|im_end|>` is left out when the reply already ended with it. */
 export function toolTurnTokens(format: ChatFormat, observation: string, replyEnded: boolean): number[] {
@@ -51,24 +31,6 @@ export function toolTurnTokens(format: ChatFormat, observation: string, replyEnd
   const ids = format.tokenizer.encode(toolTurnText(format, observation));
   if (ids[0] !== imEnd) throw new Error('chat template: the tool turn does not start with <|im_end|>');
   return replyEnded ? ids.slice(1) : ids;
-}
-
-/**
- * The reply text the template renders for an assistant turn made of `call` (what the model should generate after
- * the generation prompt, end token excluded).
- */
-export function replyTextForCall(format: ChatFormat, call: ToolCall): string {
-  const user: ChatMessage = { role: 'user', content: 'q' };
-  const prompt = format.tokenizer.renderChat([user], chatOptions(format, true));
-  const full = format.tokenizer.renderChat([user, { role: 'assistant', content: '', toolCalls: [call] }], chatOptions(format, false));
-  const imEnd = '<|im_end|>';
-  const end = full.lastIndexOf(imEnd);
-  if (full.startsWith(prompt) && end >= prompt.length) return full.slice(prompt.length, end);
-  // A template whose history rendering differs from its generation prompt: take the last assistant turn's body.
-  const open = '<|im_start|>assistant\n';
-  const start = full.lastIndexOf(open);
-  if (start === -1 || end < start) throw new Error('chat template: cannot find the rendered assistant turn');
-  return full.slice(start + open.length, end);
 }
 
 /** Token ids of a demonstration reply, end token included (all of them the model's own: loss mask 1). */
@@ -108,3 +70,59 @@ export class SequenceBuilder {
     return Uint8Array.from(this.mask);
   }
 }
+
+/**
+ * A demonstration (SFT) as one sequence whose loss mask is what TRL's SFTTrainer trains with
+ * `assistant_only_loss=True` (its Qwen3 training template marks each assistant turn from after
+ * `<|im_start|>assistant\n` through `<|im_end|>\n` as `{% generation %}`): the body's opening the generation prompt
+ * holds (Qwen3, thinking off: the empty think block), the call, `<|im_end|>`, and the newline after it — also after
+ * the last reply, which TRL's rendering ends with. The SFT export (src/eval/trl-export.ts) builds its rows' tokens with
+ * this class too, so the page's SFT and TRL's train the same tokens. (With thinking off, the opening is in the
+ * prompt at generation time, so training it changes nothing the model is asked to produce.)
+ */
+export class DemonstrationBuilder {
+  readonly seq = new SequenceBuilder();
+  private readonly bodyStart: number[];
+  private readonly turnEnd: number[];
+
+  constructor(format: ChatFormat) {
+    const edges = assistantTurnEdges(format);
+    this.bodyStart = edges.bodyStart === '' ? [] : format.tokenizer.encode(edges.bodyStart);
+    this.turnEnd = edges.turnEnd === '' ? [] : format.tokenizer.encode(edges.turnEnd);
+  }
+
+  /** The first prompt (generation prompt included): context, but for the assistant body's opening at its end. */
+  prompt(ids: readonly number[]): void {
+    this.pushWithOpening(ids);
+  }
+
+  /** A reply's tokens, end token included. */
+  reply(ids: readonly number[]): void {
+    this.seq.pushReply(ids);
+  }
+
+  /** The tool turn after a reply that ended with `<|im_end|>` (`toolTurnTokens(…, true)`): the turn's end is trained. */
+  toolTurn(ids: readonly number[]): void {
+    const n = this.turnEnd.length;
+    if (!sameIds(ids.slice(0, n), this.turnEnd)) throw new Error('chat template: the tool turn does not start with the end of the assistant turn');
+    this.seq.pushReply(ids.slice(0, n));
+    this.pushWithOpening(ids.slice(n));
+  }
+
+  /** Ends the sequence after the last reply with the turn's end, as TRL's rendering does. */
+  finish(): void {
+    this.seq.pushReply(this.turnEnd);
+  }
+
+  private pushWithOpening(ids: readonly number[]): void {
+    const k = this.bodyStart.length;
+    if (!sameIds(ids.slice(ids.length - k), this.bodyStart)) throw new Error('chat template: the context does not end with the generation prompt');
+    this.seq.pushContext(ids.slice(0, ids.length - k));
+    this.seq.pushReply(ids.slice(ids.length - k));
+  }
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+

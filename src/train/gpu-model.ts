@@ -16,6 +16,16 @@
  * caches, and a request takes the slot whose cache shares the longest prefix with its prompt, so a rollout's later
  * turn prefills only its new tokens (`prefillTokens` of each generation). Anything that changes what the caches were
  * computed with or writes them — a training forward, an optimizer step, a new adapter — forgets every cache.
+ *
+ * Scoring temperature (`ForwardOptions.temperature`, GRPO's rollout temperature, as TRL divides logits by it): the
+ * final RMSNorm's weight γ is uploaded as γ / T for training forwards and backwards, which makes every logit z / T
+ * exactly (the LM head is linear in the normed rows; the final norm feeds nothing else), so the trainer's kernels
+ * need no temperature; `generate` puts γ back first (its sampler divides by T itself).
+ *
+ * KL reference (`setReferenceAdapter`): a frozen f32 copy of an adapter, kept on the CPU. A reference forward reads
+ * the live adapter back, uploads the reference, scores, and uploads the live adapter again (the f32 values the
+ * optimiser owns, bit for bit); a reference whose B are all 0 (a fresh adapter) is scored as the base model, with
+ * the adapter off and no copies.
  */
 import { createRng } from '../data/rng.ts';
 import type { GpuContext } from '../gpu/device.ts';
@@ -32,6 +42,7 @@ import type { Tokenizer } from '../model/tokenizer.ts';
 import type { Tensor } from '../model/weights.ts';
 import { MIN_SHARED_PREFIX, PrefixSlots } from '../policies/llm/prefix-slots.ts';
 import { tokenBudgetForMemory } from './microbatch.ts';
+import { adapterIsIdentity, scoringTemperature } from './reference-model.ts';
 import { scoredPositions, type AdamWSettings, type CheckpointableModel, type ForwardOptions, type GenerateOptions, type GenerateRequest, type MicroBatchLimits, type OptimizerState, type SampledGeneration, type ScoredSequence } from './policy-model.ts';
 
 export type { AdamMoments, OptimizerState } from './policy-model.ts';
@@ -107,8 +118,14 @@ export class GpuTrainableModel implements CheckpointableModel {
   private readonly prefillChunk: number;
   /** What each engine slot's KV cache holds (reused by the next turn's prompts). */
   private readonly slots: PrefixSlots;
+  /** The final norm's weight γ (C) as loaded, and the temperature T whose γ / T the engine holds now. */
+  private readonly finalNorm: Float32Array;
+  private normTemperature = 1;
+  /** The KL reference adapter (frozen f32 copy, shapes checked), or null for the base model. */
+  private reference: { layers: Array<Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>>>; scale: number } | null = null;
 
-  private constructor(model: ModelConfig, engine: QwenEngine, trainer: QwenTrainer, tokenizer: Tokenizer, lora: LoraConfig, prefillChunk: number) {
+  private constructor(model: ModelConfig, engine: QwenEngine, trainer: QwenTrainer, tokenizer: Tokenizer, lora: LoraConfig, prefillChunk: number, finalNorm: Float32Array) {
+    this.finalNorm = finalNorm;
     this.prefillChunk = prefillChunk;
     this.model = model;
     this.engine = engine;
@@ -143,7 +160,9 @@ export class GpuTrainableModel implements CheckpointableModel {
       const adapter = createLoraAdapter(config, options.lora, createRng(options.seed));
       engine.loadLora(adapter.layers, loraScale(options.lora));
       const trainer = await QwenTrainer.create(engine);
-      return new GpuTrainableModel(config, engine, trainer, tokenizer, options.lora, options.prefillChunkTokens ?? PROMPT_PIECE_TOKENS);
+      const norm = tensors.get('model.norm.weight');
+      if (norm === undefined) throw new RangeError('GpuTrainableModel: the checkpoint has no model.norm.weight');
+      return new GpuTrainableModel(config, engine, trainer, tokenizer, options.lora, options.prefillChunkTokens ?? PROMPT_PIECE_TOKENS, Float32Array.from(norm.data));
     } catch (e) {
       engine.destroy();
       throw e;
@@ -158,6 +177,7 @@ export class GpuTrainableModel implements CheckpointableModel {
     requests.forEach((r, i) => this.checkRequest(r, i));
     const B = this.engine.plan.options.batch;
     const out: SampledGeneration[] = [];
+    this.useTemperature(1); // the sampler divides by each request's temperature itself
     this.engine.setLoraEnabled(true);
     for (let w = 0; w < requests.length; w += B) out.push(...(await this.wave(requests.slice(w, w + B), options)));
     return out;
@@ -169,11 +189,61 @@ export class GpuTrainableModel implements CheckpointableModel {
     });
     const sequences = batch.map((s) => ({ ids: s.tokenIds, scored: scoredPositions(s) }));
     this.slots.forgetAll(); // the training forward writes the engine's KV caches
+    const temperature = scoringTemperature(options);
+    if (options.reference) return this.referenceForward(sequences, temperature);
+    this.useTemperature(temperature);
+    this.backwardTemperature = temperature;
     return this.trainer.forward({ sequences }, { adapterEnabled: options.adapter ?? true });
   }
 
+  /** The temperature of the latest live forward, which its backward must see too. */
+  private backwardTemperature = 1;
+
   backward(dlogprob: Float32Array): Promise<void> {
+    this.useTemperature(this.backwardTemperature);
     return this.trainer.backward(dlogprob);
+  }
+
+  /** Freezes a copy of `adapter` as the KL reference (null: the base model); see the header. */
+  setReferenceAdapter(adapter: LoraAdapter | null): void {
+    if (adapter === null || adapterIsIdentity(adapter)) {
+      this.reference = null;
+      return;
+    }
+    validateLoraConfig(adapter.config);
+    this.checkConfig('setReferenceAdapter', adapter.config);
+    const layers = this.checkLayers('setReferenceAdapter', adapter.layers, (pair) => pair).map((layer) => {
+      const out: Partial<Record<LoraTarget, { a: Tensor; b: Tensor }>> = {};
+      for (const [t, pair] of Object.entries(layer) as Array<[LoraTarget, { a: Tensor; b: Tensor }]>) {
+        out[t] = { a: { shape: [...pair.a.shape], data: Float32Array.from(pair.a.data) }, b: { shape: [...pair.b.shape], data: Float32Array.from(pair.b.data) } };
+      }
+      return out;
+    });
+    this.reference = { layers, scale: loraScale(adapter.config) };
+  }
+
+  /** Scores under the reference: the base model, or the reference adapter swapped in and the live one put back. */
+  private async referenceForward(sequences: Array<{ ids: readonly number[]; scored: number[] }>, temperature: number): Promise<Float32Array> {
+    this.useTemperature(temperature);
+    const reference = this.reference;
+    if (reference === null) return this.trainer.forward({ sequences }, { adapterEnabled: false });
+    const live = this.toLayers(await this.trainer.readLora(), (pair) => pair);
+    const liveScale = this.engine.loraScaling;
+    this.engine.loadLora(reference.layers, reference.scale);
+    try {
+      return await this.trainer.forward({ sequences }, { adapterEnabled: true });
+    } finally {
+      this.engine.loadLora(live, liveScale);
+      this.trainer.forgetForward(); // the kept activations were the reference's: no backward of them
+    }
+  }
+
+  /** Makes the engine's final-norm weight γ / T (see the header). */
+  private useTemperature(temperature: number): void {
+    if (temperature === this.normTemperature) return;
+    const C = this.finalNorm.length;
+    this.engine.memory.write('model.norm.weight', [C], temperature === 1 ? this.finalNorm : this.finalNorm.map((g) => g / temperature));
+    this.normTemperature = temperature;
   }
 
   optimizerStep(settings: AdamWSettings): Promise<{ gradNorm: number }> {

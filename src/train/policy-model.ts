@@ -5,13 +5,15 @@
  * the policy that learns.
  *
  * Scoring convention: a sequence's token t (t ≥ 1) is scored when `lossMask[t] = 1`; its score is
- * log p(tokenIds[t] | tokenIds[0..t−1]) under the model at temperature 1 (no top-p). `forward` returns the scores of
+ * log p(tokenIds[t] | tokenIds[0..t−1]) under softmax(logits / temperature), temperature 1 unless `ForwardOptions`
+ * says otherwise (no top-p; GRPO scores at the rollouts' temperature, as TRL divides logits by it). `forward` returns the scores of
  * every scored token of the batch, sequence by sequence, positions ascending (the "scored order"); `backward` takes
  * d(loss)/d(score) in the same order and ADDS the adapter's gradients (gradient accumulation over micro-batches);
  * `optimizerStep` clips, steps AdamW and zeroes the gradients.
  *
- * Call order within a micro-batch: the reference forward (adapter off, for the KL term) first when needed, then
- * the policy forward, then `backward` — `backward` always refers to the latest forward with the adapter on.
+ * Call order within a micro-batch: the reference forward (the KL reference policy: `reference: true`) first when
+ * needed, then the policy forward, then `backward` — `backward` always refers to the latest forward of the live
+ * adapter (adapter on, not the reference), at that forward's temperature.
  */
 import type { AdamWSettings } from '../gpu/engine/train-ops.ts';
 import type { LoraAdapter, LoraConfig, LoraTarget } from '../model/lora.ts';
@@ -55,8 +57,15 @@ export interface ScoredSequence {
 }
 
 export interface ForwardOptions {
-  /** false: the base model (LoRA off), for the KL reference; default true. */
+  /** false: the base model (LoRA off); default true. */
   adapter?: boolean;
+  /**
+   * Score under the KL reference policy instead of the live adapter: the frozen adapter of `setReferenceAdapter`, or
+   * the base model (adapter off) when none was set. Nothing is kept for `backward`.
+   */
+  reference?: boolean;
+  /** Scores are log-softmax(logits / temperature); default 1. Must be > 0. */
+  temperature?: number;
 }
 
 /**
@@ -90,6 +99,14 @@ export interface TrainableModel {
   readonly microBatchLimits?: MicroBatchLimits;
   /** GPU bytes in use now; null where unknown. */
   gpuBytes?(): number | null;
+  /**
+   * The KL reference policy (`forward(…, { reference: true })`): a frozen copy of `adapter` (shape-checked like
+   * `loadAdapter`), or null for the base model (the default). The trainer sets the adapter a GRPO run starts from, as
+   * TRL anchors a re-trained PEFT adapter to a frozen copy of itself. A model without it scores the base model.
+   */
+  setReferenceAdapter?(adapter: LoraAdapter | null): void;
+  /** The live adapter (a copy); lets the trainer freeze the adapter a run starts from. */
+  readAdapter?(): Promise<LoraAdapter>;
 }
 
 /** AdamW's moments of one adapter tensor, each with that tensor's shape. */

@@ -5,7 +5,9 @@
  * tens and vocabularies of tens to hundreds.
  *
  * Sampling: softmax(logits / temperature), optionally cut to the smallest top-p set (renormalised); the reported
- * log-prob is that of the distribution actually sampled from; temperature 0 is greedy with log-prob 0. Draws come
+ * log-prob is that of the distribution actually sampled from; temperature 0 is greedy with log-prob 0. Scoring
+ * (`forward`) takes the same temperature: log-softmax(logits / T), and `backward` differentiates that. The KL
+ * reference policy is a frozen f64 copy of the adapter given to `setReferenceAdapter` (or the base model). Draws come
  * from a per-request generator seeded with the request's seed, so a request gives the same tokens every time. A
  * request whose prompt extends an earlier request's sequence continues that KV cache (rows are computed the same way
  * in any chunking, so the result does not depend on it); the optimizer step drops the caches.
@@ -36,13 +38,25 @@ export interface ReferenceModelOptions {
   bInit?: (rng: Rng) => number;
 }
 
-/** log-softmax of row `row` of (rows, V) logits at index `target`. */
-function logSoftmaxAt(logits: Float64Array, row: number, V: number, target: number): number {
+/** log-softmax of row `row` of (rows, V) logits / temperature at index `target`. */
+function logSoftmaxAt(logits: Float64Array, row: number, V: number, target: number, temperature: number): number {
   let max = -Infinity;
-  for (let v = 0; v < V; v++) max = Math.max(max, logits[row * V + v]);
+  for (let v = 0; v < V; v++) max = Math.max(max, logits[row * V + v] / temperature);
   let sum = 0;
-  for (let v = 0; v < V; v++) sum += Math.exp(logits[row * V + v] - max);
-  return logits[row * V + target] - max - Math.log(sum);
+  for (let v = 0; v < V; v++) sum += Math.exp(logits[row * V + v] / temperature - max);
+  return logits[row * V + target] / temperature - max - Math.log(sum);
+}
+
+/** The scoring temperature of `options` (default 1), checked. */
+export function scoringTemperature(options: ForwardOptions): number {
+  const t = options.temperature ?? 1;
+  if (!(t > 0) || !Number.isFinite(t)) throw new RangeError(`forward: temperature must be a finite number > 0, got ${t}`);
+  return t;
+}
+
+/** True when every B of the adapter is 0: the adapter leaves the base model unchanged (a fresh LoRA). */
+export function adapterIsIdentity(adapter: LoraAdapter): boolean {
+  return adapter.layers.every((layer) => Object.values(layer).every((pair) => pair === undefined || pair.b.data.every((x) => x === 0)));
 }
 
 /** One token from logits (V) at `temperature` / `topP`, with its log-prob under the distribution used. */
@@ -93,7 +107,9 @@ export class ReferenceTrainableModel implements CheckpointableModel {
   private readonly moments: LoraGrads;
   private readonly moments2: LoraGrads;
   private kvPool: Array<{ caches: LayerCache[]; fed: number[] }> = [];
-  private last: { batch: readonly ScoredSequence[]; results: ForwardResult[]; count: number } | null = null;
+  private last: { batch: readonly ScoredSequence[]; results: ForwardResult[]; count: number; temperature: number } | null = null;
+  /** The KL reference policy's adapter (a frozen copy), or null for the base model. */
+  private referenceLora: ReferenceLoraLayers | null = null;
   /** Forward calls so far (for tests of the call pattern). */
   forwardCalls = 0;
 
@@ -159,20 +175,38 @@ export class ReferenceTrainableModel implements CheckpointableModel {
     });
   }
 
-  /** Float64 scores (the same values `forward` returns as f32), for finite-difference tests. */
+  /**
+   * Float64 scores (the same values `forward` returns as f32), for finite-difference tests: log-softmax of
+   * logits / temperature under the live adapter, the base (`adapter: false`) or the KL reference (`reference`).
+   */
   score64(batch: readonly ScoredSequence[], options: ForwardOptions = {}): Float64Array {
-    const adapterOn = options.adapter ?? true;
+    const live = (options.adapter ?? true) && !options.reference;
+    const temperature = scoringTemperature(options);
+    const lora = options.reference ? this.referenceLora : live ? this.lora : null;
     const V = this.config.vocabSize;
     const out: number[] = [];
     const results: ForwardResult[] = [];
     for (const seq of batch) {
       if (seq.lossMask.length !== seq.tokenIds.length) throw new RangeError('lossMask and tokenIds differ in length');
-      const r = modelForward(this.config, this.weights, adapterOn ? this.lora : null, emptyCache(this.config), seq.tokenIds);
+      const r = modelForward(this.config, this.weights, lora, emptyCache(this.config), seq.tokenIds);
       results.push(r);
-      for (let t = 1; t < seq.tokenIds.length; t++) if (seq.lossMask[t]) out.push(logSoftmaxAt(r.logits, t - 1, V, seq.tokenIds[t]));
+      for (let t = 1; t < seq.tokenIds.length; t++) if (seq.lossMask[t]) out.push(logSoftmaxAt(r.logits, t - 1, V, seq.tokenIds[t], temperature));
     }
-    if (adapterOn) this.last = { batch, results, count: out.length };
+    if (live) this.last = { batch, results, count: out.length, temperature };
     return Float64Array.from(out);
+  }
+
+  /** Freezes a copy of `adapter` as the KL reference (null: the base model); an adapter whose B are all 0 is the base. */
+  setReferenceAdapter(adapter: LoraAdapter | null): void {
+    if (adapter === null) {
+      this.referenceLora = null;
+      return;
+    }
+    const copy: LoraAdapter = { config: { ...adapter.config, targetModules: [...adapter.config.targetModules] }, layers: this.adapter.layers.map(() => ({})) };
+    this.forEachPair('setReferenceAdapter', adapter.layers, (_, from, l, t) => {
+      copy.layers[l][t] = { a: copyTensor(from.a.data, from.a.shape), b: copyTensor(from.b.data, from.b.shape) };
+    });
+    this.referenceLora = adapterIsIdentity(copy) ? null : toReferenceLora(copy);
   }
 
   async forward(batch: readonly ScoredSequence[], options: ForwardOptions = {}): Promise<Float32Array> {
@@ -185,6 +219,8 @@ export class ReferenceTrainableModel implements CheckpointableModel {
     if (last === null) throw new Error('backward: no forward with the adapter on to differentiate');
     if (dlogprob.length !== last.count) throw new RangeError(`backward: ${dlogprob.length} gradients for ${last.count} scored tokens`);
     const V = this.config.vocabSize;
+    // score = log-softmax(z / τ)[y]: d score / d z = (onehot(y) − softmax(z / τ)) / τ.
+    const tau = last.temperature;
     let k = 0;
     last.batch.forEach((seq, i) => {
       const r = last.results[i];
@@ -198,11 +234,11 @@ export class ReferenceTrainableModel implements CheckpointableModel {
         any = true;
         const row = t - 1;
         let max = -Infinity;
-        for (let v = 0; v < V; v++) max = Math.max(max, r.logits[row * V + v]);
+        for (let v = 0; v < V; v++) max = Math.max(max, r.logits[row * V + v] / tau);
         let sum = 0;
-        for (let v = 0; v < V; v++) sum += Math.exp(r.logits[row * V + v] - max);
-        for (let v = 0; v < V; v++) dlogits[row * V + v] -= (g * Math.exp(r.logits[row * V + v] - max)) / sum;
-        dlogits[row * V + seq.tokenIds[t]] += g;
+        for (let v = 0; v < V; v++) sum += Math.exp(r.logits[row * V + v] / tau - max);
+        for (let v = 0; v < V; v++) dlogits[row * V + v] -= (g * Math.exp(r.logits[row * V + v] / tau - max)) / sum / tau;
+        dlogits[row * V + seq.tokenIds[t]] += g / tau;
       }
       if (any) modelBackward(this.config, this.weights, this.lora, this.grads, r, dlogits);
     });

@@ -2,7 +2,10 @@
  * SFT warm-up on Oracle demonstrations: the Oracle policy plays train questions in the real environment, and each
  * episode becomes one token sequence in exactly the rollout format (chat-sequence.ts): the first prompt as
  * LlmPolicy renders it, each Oracle action as the tool call the chat template writes for it followed by
- * `<|im_end|>` (loss mask 1: the tokens we want the model to produce), each observation as a tool turn (mask 0).
+ * `<|im_end|>`, each observation as a tool turn. The loss mask is TRL's `assistant_only_loss` mask
+ * (`DemonstrationBuilder`): each assistant turn's body — with thinking off the generation prompt's empty think block
+ * (4 Qwen3 tokens), the call, `<|im_end|>` and the newline after it (1 token, also after the last call) — so the
+ * page's SFT and TRL's SFTTrainer on the export (src/eval/trl-export.ts) train the same tokens.
  *
  * Loss over a batch with N assistant tokens: L = −Σ_t log p(token_t) / N (mean NLL over assistant tokens only);
  * dL/dℓ_t = −1/N. Micro-batches pass the batch's N, so their gradients add up to the batch's.
@@ -17,7 +20,7 @@ import { buildPrompt, type Shot } from '../policies/llm/prompt.ts';
 import { toolCallForAction } from '../policies/llm/tools.ts';
 import { OraclePolicy } from '../policies/oracle.ts';
 import type { HistoryEntry, PolicyContext } from '../policies/policy.ts';
-import { SequenceBuilder, replyTokensForCall, toolTurnTokens, type ChatFormat } from './chat-sequence.ts';
+import { DemonstrationBuilder, replyTokensForCall, toolTurnTokens, type ChatFormat } from './chat-sequence.ts';
 import type { ScoredSequence, TrainableModel } from './policy-model.ts';
 import type { TraceAction } from './types.ts';
 
@@ -57,8 +60,9 @@ export async function buildSftExamples(tokenizer: Tokenizer, createEnv: () => Sq
     const env = createEnv();
     const { observation: first } = await env.reset({ questionId: question.id, seed: 0 });
     const prompt = buildPrompt(tokenizer, { first: first.text, steps: [] }, { shots: settings.shots ?? [], thinking: settings.thinking, budgetTokens: settings.maxEpisodeTokens });
-    const seq = new SequenceBuilder();
-    seq.pushContext(prompt.tokenIds);
+    const demo = new DemonstrationBuilder(format);
+    const seq = demo.seq;
+    demo.prompt(prompt.tokenIds);
     const history: HistoryEntry[] = [];
     const actions: TraceAction[] = [];
     const components: RewardComponents = { correctness: 0, progress: 0, operational: 0 };
@@ -71,7 +75,7 @@ export async function buildSftExamples(tokenizer: Tokenizer, createEnv: () => Sq
       if (action.type === 'INVALID') throw new Error(`Oracle produced an invalid action on ${question.id}: ${action.reason}`);
       const reply = replyTokensForCall(format, toolCallForAction(action));
       const replyText = tokenizer.decode(reply.slice(0, -1));
-      seq.pushReply(reply);
+      demo.reply(reply);
       history.push({ action, observation: result.observation, reward: result.reward });
       const c = result.info.components;
       components.correctness += c.correctness;
@@ -81,8 +85,9 @@ export async function buildSftExamples(tokenizer: Tokenizer, createEnv: () => Sq
       observation = result.observation;
       done = result.done;
       if (done) correct = result.info.correct === true;
-      else seq.pushContext(toolTurnTokens(format, result.observation.text, true));
+      else demo.toolTurn(toolTurnTokens(format, result.observation.text, true));
     }
+    demo.finish();
     env.close();
     if (!prompt.fits || seq.length > settings.maxEpisodeTokens) {
       skipped.push(question.id);

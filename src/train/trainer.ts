@@ -3,11 +3,16 @@
  *
  * GRPO step s (1-based): take `promptsPerStep` train questions (a seeded shuffle of the train split, reshuffled
  * each epoch), sample G episodes each (rollout.ts), weight their reward components, compute group advantages
- * (grpo.ts), then `updatesPerRollout` updates: per micro-batch (microbatch.ts) the reference forward (adapter off,
- * only when klBeta > 0, once per step), the policy forward, the loss and its gradient per token, `backward`; then one
- * optimizer step. The first update's π_old is the policy's own forward (detached: the weights have not moved since
- * sampling), kept for the later updates. With klBeta = 0, episodes with advantage 0 are left out of the forward and
- * backward (their gradient is exactly 0) but their tokens still count in the DAPO normaliser N; a step where every
+ * (grpo.ts), then `updatesPerRollout` updates: per micro-batch (microbatch.ts) the reference forward (only when
+ * klBeta > 0, once per step), the policy forward, the loss and its gradient per token, `backward`; then one
+ * optimizer step. Every forward scores at the rollouts' temperature (log-softmax(logits / T), as TRL), so the ratio,
+ * the KL and the sampler/trainer gap compare like with like. The KL reference policy is the one the run started
+ * from: `run` freezes the model's adapter when it starts (TrainerDeps.referenceAdapter instead, when resuming), so
+ * after an SFT warm-up or with a loaded adapter the KL holds the policy near that start, not near the base model;
+ * a fresh adapter (B = 0) is the base model. The loss is normalised by the batch's N model tokens (DAPO) or by
+ * Dr. GRPO's constant (`lossType`). The first update's π_old is the policy's own forward (detached: the weights have
+ * not moved since sampling), kept for the later updates. With klBeta = 0, episodes with advantage 0 are left out of
+ * the forward and backward (their gradient is exactly 0) but their tokens still count in N; a step where every
  * group has equal rewards then makes no update at all (AdamW on a zero gradient would still move the adapter along
  * its momentum, which was seen to undo a learned policy).
  *
@@ -38,9 +43,10 @@ import type { Dataset, Question } from '../data/types.ts';
 import { SqlEnv } from '../env/env.ts';
 import { validateRewardWeights } from '../env/rewards.ts';
 import type { EnvConfig } from '../env/types.ts';
+import type { LoraAdapter } from '../model/lora.ts';
 import type { Shot } from '../policies/llm/prompt.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
-import { groupAdvantages, pgLoss } from './grpo.ts';
+import { groupAdvantages, lossNormaliser, pgLoss } from './grpo.ts';
 import { effectiveLimits, MicroBatchError, packMicroBatches } from './microbatch.ts';
 import type { TrainableModel } from './policy-model.ts';
 import { ProgressReporter, type ActivityProgress } from './progress.ts';
@@ -59,6 +65,11 @@ export interface TrainerDeps {
   envConfig?: Partial<EnvConfig>;
   /** Least milliseconds between two progress reports of one activity (progress.ts); default 100. */
   progressIntervalMs?: number;
+  /**
+   * GRPO with klBeta > 0: the KL reference adapter (null: the base model). Give the `referenceAdapter` of the run
+   * being resumed; absent, `run` freezes the adapter the model holds when it starts.
+   */
+  referenceAdapter?: LoraAdapter | null;
 }
 
 export interface TrainerCallbacks {
@@ -127,6 +138,7 @@ export function validateTrainConfig(c: TrainConfig): void {
   if (!(c.topP > 0 && c.topP <= 1)) throw new TrainConfigError(`topP must be in (0, 1], got ${c.topP}`);
   if (c.algo === 'grpo' && c.temperature <= 0) throw new TrainConfigError('GRPO samples: temperature must be > 0');
   if (c.clipEpsLow >= 1) throw new TrainConfigError('clipEpsLow must be below 1');
+  if (c.lossType !== 'dapo' && c.lossType !== 'dr_grpo') throw new TrainConfigError(`lossType must be 'dapo' or 'dr_grpo', got ${String(c.lossType)}`);
 }
 
 function mean(xs: readonly number[]): number {
@@ -182,6 +194,7 @@ export class Trainer {
   /** The signal of the generation going on now (null outside one). */
   private generation: AbortController | null = null;
   private readonly progress: ProgressReporter;
+  private reference: LoraAdapter | null = null;
 
   constructor(deps: TrainerDeps, config: Partial<TrainConfig> = {}, callbacks: TrainerCallbacks = {}) {
     this.config = { ...DEFAULT_TRAIN_CONFIG, ...config, rewardWeights: { ...DEFAULT_TRAIN_CONFIG.rewardWeights, ...config.rewardWeights } };
@@ -204,6 +217,18 @@ export class Trainer {
 
   get state(): TrainerState {
     return this.stateValue;
+  }
+
+  /** The KL reference adapter of this run (null: the base model); save it with checkpoints to resume exactly. */
+  get referenceAdapter(): LoraAdapter | null {
+    return this.reference;
+  }
+
+  /** Sets the model's KL reference: the resumed run's (deps) or the adapter the model holds now (see the header). */
+  private async freezeReference(): Promise<void> {
+    const model = this.deps.model;
+    this.reference = this.deps.referenceAdapter !== undefined ? this.deps.referenceAdapter : ((await model.readAdapter?.()) ?? null);
+    model.setReferenceAdapter?.(this.reference);
   }
 
   pause(): void {
@@ -351,7 +376,10 @@ export class Trainer {
     let klSum = 0;
     let gap = 0;
     let gapCount = 0;
-    const exactSampler = c.temperature === 1 && c.topP >= 1;
+    // Sampler and trainer both score under softmax(logits / T); top-p renormalises the sampler's, so it is left out.
+    const exactSampler = c.topP >= 1;
+    const scoring = { temperature: c.temperature };
+    const normaliser = lossNormaliser(c.lossType, N, items.length, c.maxTurns * c.maxNewTokensPerTurn);
     // No signal (every group's rewards equal, no KL): no update at all. An AdamW step on a zero gradient would still
     // move the adapter along its momentum.
     const updates = batches.length === 0 ? 0 : c.updatesPerRollout;
@@ -362,10 +390,10 @@ export class Trainer {
       await this.guardMemory(largest, async () => {
         for (const mb of batches) {
           if (c.klBeta > 0 && update === 1) {
-            const ref = await model.forward(mb, { adapter: false });
+            const ref = await model.forward(mb, { ...scoring, reference: true });
             splitScores(mb, ref, (it, s) => (it.ref = s));
           }
-          const lp = await model.forward(mb);
+          const lp = await model.forward(mb, scoring);
           if (update === 1) {
             splitScores(mb, lp, (it, s) => (it.old = s));
             if (exactSampler) {
@@ -386,7 +414,7 @@ export class Trainer {
           let k = 0;
           for (const it of mb) for (let j = 0; j < it.old!.length; j++) advantages[k++] = it.advantage;
           const ref = c.klBeta > 0 ? concat(mb.map((it) => it.ref!)) : undefined;
-          const r = pgLoss({ logProbs: lp, oldLogProbs: old, advantages, refLogProbs: ref }, c, N);
+          const r = pgLoss({ logProbs: lp, oldLogProbs: old, advantages, refLogProbs: ref }, c, normaliser);
           passLoss += r.loss;
           clipped += r.clipped;
           passKl += r.klSum;
@@ -584,6 +612,7 @@ export class Trainer {
       return true;
     };
     try {
+      if (c.algo === 'grpo' && c.klBeta > 0) await this.freezeReference();
       if (c.evalEvery > 0 && start === 0) await emitEval(0);
       let seconds = 0;
       for (let step = start + 1; step <= c.steps; step++) {

@@ -12,6 +12,13 @@ import type { LoraTarget } from '../model/lora.ts';
 
 export type TrainAlgo = 'sft' | 'grpo';
 
+/**
+ * How GRPO's loss is normalised, as TRL's `loss_type` of the same name: 'dapo' divides by the batch's N model tokens;
+ * 'dr_grpo' by a constant, episodes × maxTurns × maxNewTokensPerTurn (the most model tokens the step's episodes can
+ * have; TRL: completions × max_completion_length), so no episode's weight depends on the others' lengths.
+ */
+export type LossType = 'dapo' | 'dr_grpo';
+
 export interface TrainConfig {
   algo: TrainAlgo;
   /** Optimizer steps of the run. */
@@ -50,10 +57,16 @@ export interface TrainConfig {
   clipEpsLow: number;
   /** Upper clip of the ratio: r ≤ 1 + clipEpsHigh (DAPO's clip-higher). */
   clipEpsHigh: number;
-  /** Weight of the k3 KL estimate to the base model (adapter off); 0 = no KL term (no reference forward). */
+  /**
+   * Weight of the k3 KL estimate to the reference policy: the policy the run started from, frozen (the base model
+   * for a fresh adapter; the warmed-up or loaded adapter otherwise, as TRL anchors a PEFT adapter); 0 = no KL term
+   * (no reference forward).
+   */
   klBeta: number;
-  /** Divide advantages by the group's reward standard deviation (GRPO); off = mean-centred only (Dr. GRPO). */
+  /** Divide advantages by the group's reward standard deviation (GRPO); off = mean-centred only (Dr. GRPO's advantage). */
   stdScaling: boolean;
+  /** The loss's normaliser (see `LossType`); Dr. GRPO is stdScaling off with 'dr_grpo'. */
+  lossType: LossType;
   /** Weights of the reward components summed into the episode's reward (the env's own defaults). */
   rewardWeights: RewardWeights;
   /** Qwen3 thinking during rollouts. */
@@ -108,6 +121,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   clipEpsHigh: 0.28,
   klBeta: 0,
   stdScaling: true,
+  lossType: 'dapo',
   rewardWeights: { ...DEFAULT_REWARD_WEIGHTS },
   thinking: false,
   sftExamplesPerStep: 4,
@@ -136,7 +150,7 @@ export interface StepMetrics {
   algo: TrainAlgo;
   /** GRPO: mean over the step's episodes. SFT: the Oracle transcripts' (correctness 1 when the Oracle is right). */
   reward: RewardMeans;
-  /** The loss of the step's first update (GRPO: clipped PG + β·KL, per token; SFT: mean NLL per assistant token). */
+  /** The loss of the step's first update (GRPO: clipped PG + β·KL over the loss's normaliser; SFT: mean NLL per assistant token). */
   loss: number;
   /** Fraction of the step's episodes answered correctly. */
   successRate: number;
@@ -157,15 +171,16 @@ export interface StepMetrics {
   lr: number;
   /** GRPO: fraction of loss tokens whose ratio was clipped, over all the step's updates (0 with one update). */
   clipFraction?: number;
-  /** GRPO with klBeta > 0: mean k3 KL per loss token of the sampling policy to the base (the first update's). */
+  /** GRPO with klBeta > 0: mean k3 KL per loss token of the sampling policy to the reference policy (the first update's). */
   kl?: number;
   /** GRPO: groups whose rewards were all equal (their advantages are 0). */
   zeroVarianceGroups?: number;
   /** Micro-batches the step's update ran in. */
   microBatches: number;
   /**
-   * GRPO at temperature 1 without top-p: mean |log-prob the trainer computes − log-prob the sampler reported| over
-   * the generated tokens (the sampler/trainer mismatch; ~1e-6 on the CPU reference, small on the GPU).
+   * GRPO without top-p, at any temperature: mean |log-prob the trainer computes − log-prob the sampler reported| over
+   * the generated tokens, both under softmax(logits / temperature) (the sampler/trainer mismatch; ~1e-6 on the CPU
+   * reference, small on the GPU).
    */
   logprobGap?: number;
 }

@@ -1,6 +1,8 @@
 /**
  * Hash routes, so the static build works from any sub-path and deep links survive a reload:
  * `#/play?dataset=demo&q=demo-library-001&seed=3`. The view is the path; everything else is a query parameter.
+ * Compare's link names its two runs and the open question: `#/compare?a=<run id or run file URL>&b=…&q=<dataset/
+ * questionId>` (ui/compare/useCompareLink.ts).
  */
 import { useSyncExternalStore } from 'react';
 

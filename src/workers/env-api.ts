@@ -11,6 +11,7 @@
  *   adapters (adapter-service.ts)         kept LoRA adapters and their policies `qwen+<id>`
  *   modelCache (model-cache-service.ts)   the browser's cache of Hub downloads
  *   training (../train-service.ts)        SFT and GRPO runs, checkpoints
+ *   explain (explain-service.ts)          what an adapter changed in an episode's replies
  *
  * Tests and Node hosts call it in-thread (`createEnvApi`), the page through the worker: same interface.
  */
@@ -21,6 +22,7 @@ import type { Dataset, Question } from '../data/types.ts';
 import type { ActionInput } from '../env/actions.ts';
 import type { ResetOptions, ResetResult, StepResult } from '../env/types.ts';
 import type { EvalReport } from '../eval/evaluate.ts';
+import type { EpisodeExplanation } from '../eval/explain.ts';
 import type { PeftAdapterFiles } from '../model/adapter-file.ts';
 import type { CachedModel } from '../model/cache.ts';
 import type { DownloadProgress } from '../model/hub.ts';
@@ -31,6 +33,7 @@ import type { LlmLoadProgress, LlmSource } from './llm-generate.ts';
 import type { LlmPolicySettings } from './llm-settings.ts';
 import { compareEngines, type Contender, type EngineComparison, type EngineCompareRequest } from './engine-compare.ts';
 import { createEnvServices, type EnvServices, type EnvServicesOptions } from './services/env-services.ts';
+import type { ExplainProgress, ExplainRequest } from './services/explain-service.ts';
 import type { TjsLoadRequest, TjsModelInfo } from './services/tjs-model-service.ts';
 import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, HubAdapterOptions, TrainEvent, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
 
@@ -92,6 +95,9 @@ export class EnvApi {
   loadAdapterFiles(files: { safetensors: Uint8Array; configJson: string }, name: string): Promise<AdapterInfo> { return this.s.adapters.loadAdapterFiles(files, name); }
   loadAdapterFromHub(repo: string, options?: HubAdapterOptions, onProgress?: (p: DownloadProgress) => void): Promise<AdapterInfo> { return this.s.adapters.loadAdapterFromHub(repo, options, onProgress); }
   deleteAdapter(id: string): Promise<void> { return this.s.adapters.deleteAdapter(id); }
+  /** An episode's model replies scored under the base and under base + a kept adapter (explain-service.ts). */
+  explainEpisode(request: ExplainRequest, onProgress?: (p: ExplainProgress) => void): Promise<EpisodeExplanation> { return this.s.explain.explainEpisode(request, onProgress); }
+  cancelExplain(): void { this.s.explain.cancel(); }
 
   // ---- Training (train-service.ts) ----
 

@@ -38,6 +38,7 @@ async function evalRun(batch: number): Promise<{ report: Record<string, unknown>
   const records = (await readFile(transcripts, 'utf8'))
     .trim()
     .split('\n')
+    .slice(1) // the run file's header line (src/eval/run-file.ts)
     .map((l) => JSON.parse(l) as EpisodeRecord);
   return { report, records };
 }

@@ -1,10 +1,10 @@
 /**
  * The folder store of `sqlenv train` (src/cli/file-train-store.ts), without a GPU: checkpoints come back bit for bit
  * (typed arrays, NaN in a history), only the newest `keepPerRun` of a run stay, a checkpoint can be extended to more
- * steps, the adapter is written as PEFT files and read back exactly, and an adapter to start from is served from its
- * own folder.
+ * steps, the adapter is written as PEFT files (with their model card) and read back exactly, and an adapter to start
+ * from is served from its own folder.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,7 +65,7 @@ describe('FileTrainStore', () => {
     const info: AdapterInfo = { id: 'sft-run', name: 'sft run', origin: 'trained', baseModel: '/models/tiny', rank: 2, alpha: 4, targets: ['q_proj', 'down_proj'], policy: 'qwen+sft-run', steps: 3 };
     const saved = adapter(11);
     await store.saveAdapter(info, { adapter: saved, modelConfig: TINY });
-    expect((await readdir(dir)).sort()).toEqual(['adapter-info.json', 'adapter_config.json', 'adapter_model.safetensors']);
+    expect((await readdir(dir)).sort()).toEqual(['README.md', 'adapter-info.json', 'adapter_config.json', 'adapter_model.safetensors']);
     expect(await store.listAdapters()).toEqual([info]);
     const back = await store.loadAdapter('sft-run');
     expect(back!.adapter.layers).toEqual(saved.layers);
@@ -77,5 +77,25 @@ describe('FileTrainStore', () => {
     expect(await next.listAdapters()).toEqual([]);
     await store.deleteAdapter('sft-run');
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('writes a model card: library_name peft, and base_model with the Hub id when the base came from the Hub', async () => {
+    const cases = [
+      // `sqlenv train --model` on a Hugging Face cache snapshot: the Hub id is in the path.
+      { baseModel: '/root/.cache/huggingface/hub/models--Qwen--Qwen3-0.6B/snapshots/c1899de2/', hubId: 'Qwen/Qwen3-0.6B' },
+      // A folder of unknown origin: no base_model in the card, the path as PEFT would write it in the config.
+      { baseModel: '/models/tiny', hubId: null },
+    ];
+    for (const [i, { baseModel, hubId }] of cases.entries()) {
+      const dir = join(root, `card-${i}`);
+      const info: AdapterInfo = { id: 'run', name: 'run', origin: 'trained', baseModel, rank: 2, alpha: 4, targets: ['q_proj', 'down_proj'], policy: 'qwen+run', steps: 3 };
+      await new FileTrainStore(dir).saveAdapter(info, { adapter: adapter(3), modelConfig: TINY });
+      const card = await readFile(join(dir, 'README.md'), 'utf8');
+      const frontMatter = /^---\n([\s\S]*?)\n---\n/.exec(card)![1].split('\n');
+      expect(frontMatter).toContain('library_name: peft');
+      expect(frontMatter.filter((line) => line.startsWith('base_model:'))).toEqual(hubId === null ? [] : [`base_model: ${hubId}`]);
+      const config = JSON.parse(await readFile(join(dir, 'adapter_config.json'), 'utf8')) as Record<string, unknown>;
+      expect(config.base_model_name_or_path).toBe(hubId ?? baseModel);
+    }
   });
 });

@@ -6,7 +6,8 @@
 import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
 import { SqlEnv } from '../../src/env/env.ts';
-import { evaluate } from '../../src/eval/evaluate.ts';
+import { buildReport, evaluate } from '../../src/eval/evaluate.ts';
+import { summaryOf, type RunSummary } from '../../src/eval/run-store.ts';
 import { CSV_COLUMNS, csvField, exportFile, toCsv } from '../../src/eval/export.ts';
 import type { EpisodeRecord } from '../../src/eval/transcript.ts';
 import { OraclePolicy } from '../../src/policies/oracle.ts';
@@ -184,16 +185,17 @@ describe('toCsv', () => {
 });
 
 describe('exportFile', () => {
-  const run = { policy: 'oracle', dataset: 'my data/set', split: 'eval', createdAt: Date.UTC(2025, 0, 2, 3, 4, 5) };
+  const records2 = [record(), record({ questionId: 'q-2' })];
+  const run: RunSummary = { ...summaryOf(buildReport('oracle', 'my data/set', { split: 'eval', seed: 0 }, records2), 'run-1', Date.UTC(2025, 0, 2, 3, 4, 5), 10) };
 
-  it('names files after the run and gives JSONL one line per episode', () => {
-    const records = [record(), record({ questionId: 'q-2' })];
-    const jsonl = exportFile('jsonl', run, records);
+  it('names files after the run and gives JSONL (the run file) a header line, then one line per episode', () => {
+    const jsonl = exportFile('jsonl', run, records2);
     expect(jsonl.name).toBe('sqlenv-oracle-my-data-set-eval-20250102-030405.jsonl');
     expect(jsonl.mimeType).toBe('application/x-ndjson');
     const lines = jsonl.text.trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
-    expect((JSON.parse(lines[1]) as EpisodeRecord).questionId).toBe('q-2');
+    expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[0])).toMatchObject({ format: 'sqlenv-run', id: 'run-1', policy: 'oracle', episodes: 2 });
+    expect((JSON.parse(lines[2]) as EpisodeRecord).questionId).toBe('q-2');
   });
 
   it('gives CSV with a .csv name', () => {

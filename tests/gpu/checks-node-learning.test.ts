@@ -7,6 +7,10 @@
  * (e2e/gpu/train-learning.spec.ts, 5–8 min per GRPO case) already covers the same arithmetic; in Node one GRPO case
  * took 22 min on this 2-core machine under load (it passed: fresh mean reward 0.016 → 0.438), two of them ~45 min,
  * too much for CI twice over. See checks-node-suite.ts for the split and seeds.
+ *
+ * The group also holds train-learning-grpo-reads[-lr0] (src/gpu-tests/checks/train-reads.ts, the task that must be
+ * read; databases drawn from the run's seed). The GRPO one does NOT pass yet: on the CPU reference the same run leaves
+ * fresh success near the fixed-answer ceiling (see the header of src/train/toy-reads-run.ts).
  */
 import { describeNodeChecks } from './checks-node-suite.ts';
 

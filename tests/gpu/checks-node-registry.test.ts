@@ -13,7 +13,7 @@ describe('the Node split of the registry', () => {
     for (const name of CHECK_NAMES) groups.set(nodeGroup(name), [...(groups.get(nodeGroup(name)) ?? []), name]);
     expect([...groups.keys()].sort()).toEqual(['engine', 'kernels', 'learning', 'train']);
     expect([...groups.values()].flat().sort()).toEqual(Object.keys(CHECKS).sort());
-    expect(groups.get('learning')).toEqual(['train-learning-grpo', 'train-learning-grpo-lr0', 'train-learning-sft', 'train-learning-sft-lr0']);
+    expect(groups.get('learning')).toEqual(['train-learning-grpo', 'train-learning-grpo-lr0', 'train-learning-sft', 'train-learning-sft-lr0', 'train-learning-grpo-reads', 'train-learning-grpo-reads-lr0']);
     expect(nodeGroup('train-model-api')).toBe('train');
     expect(nodeGroup('engine-sample')).toBe('engine');
     expect(nodeGroup('a-check-added-later')).toBe('kernels');

@@ -1,7 +1,8 @@
 /**
  * SFT demonstrations (src/train/sft.ts): Oracle episodes of the tiny concerts fixture rendered with the real Qwen3
- * tokenizer — the masked-in tokens are exactly the Oracle's calls (each parses back to the Oracle's action) with
- * their end tokens, the rest is prompt and tool turns; the loss is the mean NLL over assistant tokens with gradient
+ * tokenizer — the masked-in tokens are the Oracle's calls (each parses back to the Oracle's action) with their end
+ * tokens, inside TRL's assistant turn (the empty think block before, the newline after: sft-mask.test.ts checks the
+ * mask against TRL's rule), the rest is prompt and tool turns; the loss is the mean NLL over assistant tokens with gradient
  * −1/N (checked by finite differences).
  */
 import { dirname } from 'node:path';
@@ -21,7 +22,7 @@ const tiny = useTinyDataset();
 const weights = { correctness: 1, progress: 0.2, operational: 1 };
 
 describe('Oracle demonstrations', () => {
-  it('mask exactly the Oracle calls, which parse back to its actions', async () => {
+  it('mask the Oracle calls in their assistant turns, which parse back to its actions', async () => {
     const train = tiny.dataset.questions.filter((q) => q.split === 'train');
     const { examples, skipped } = await buildSftExamples(qwen, () => new SqlEnv(tiny.dataset, tiny.executor), train, { thinking: false, maxEpisodeTokens: 4096, rewardWeights: weights });
     expect(skipped).toEqual([]);
@@ -36,10 +37,13 @@ describe('Oracle demonstrations', () => {
         if (id === qwen.special.imEnd) replies.push([]);
         else replies.at(-1)!.push(id);
       });
-      replies.pop();
+      expect(qwen.decode(replies.pop()!)).toBe('\n'); // the last turn's newline
       expect(replies).toHaveLength(ex.actions.length);
       replies.forEach((ids, i) => {
-        const text = qwen.decode(ids);
+        // The previous turn's newline (after the first), the generation prompt's empty think block, the call.
+        const turn = qwen.decode(ids);
+        expect(turn).toMatch(i === 0 ? /^<think>\n\n<\/think>\n\n<tool_call>/ : /^\n<think>\n\n<\/think>\n\n<tool_call>/);
+        const text = turn.replace(/^\n?<think>\n\n<\/think>\n\n/, '');
         expect(text.startsWith('<tool_call>\n{"name": ')).toBe(true);
         const action = parseCompletion(text).action;
         expect(action.type).not.toBe('INVALID');

@@ -8,6 +8,14 @@
  *   per step   assistant: the call made (an invalid turn shows its reply excerpt), tool: the observation text
  *   assistant  generation prompt (with an empty think block when thinking is off, Qwen3's default here)
  *
+ * Rendering: the system, the shots and the episode's user turn go through the chat template with the generation
+ * prompt (Qwen's own rendering, byte for byte: the first turn's whole prompt); each step after that is appended as
+ * the reply the template writes for the call followed by the tool turn (turn-text.ts), so a past reply keeps the
+ * generation prompt's empty think block before it — the very text a training sequence holds at that turn
+ * (src/train/chat-sequence.ts) and what TRL's multi-turn GRPO feeds the model. Qwen's stock template, re-rendering
+ * the whole history, would drop those think blocks: a trained adapter would then be evaluated in contexts it never
+ * saw in training. Token ids are encoded piece by piece, as the training sequence is.
+ *
  * The prompt must fit a token budget counted with the real tokenizer. When it does not, old tool outputs are
  * shortened oldest first (shots before the episode, the newest observation last), each with a note saying how much
  * was cut; then shots are dropped oldest first; then the newest observation is shortened. `fits` says whether that
@@ -21,6 +29,7 @@ import type { ChatMessage, Tokenizer } from '../../model/tokenizer.ts';
 import { OraclePolicy } from '../oracle.ts';
 import type { HistoryEntry, Policy, PolicyContext } from '../policy.ts';
 import { SQL_TOOLS, toolCallForAction } from './tools.ts';
+import { replyTextForCall, toolTurnText, type ChatFormat } from './turn-text.ts';
 
 /** Shot counts the app offers. */
 export const SHOT_COUNTS = [0, 1, 3] as const;
@@ -64,6 +73,7 @@ export interface PromptOptions {
 }
 
 export interface BuiltPrompt {
+  /** The chat as messages (what the prompt says; `text` renders the steps after the first turn as turn-text.ts). */
   messages: ChatMessage[];
   text: string;
   tokenIds: number[];
@@ -106,11 +116,31 @@ export function buildPrompt(tokenizer: Tokenizer, episode: PromptEpisode, option
   let shots = (options.shots ?? []).map(episodeMessages);
   const current = episodeMessages(episode);
   let droppedShots = 0;
-  const assemble = (): ChatMessage[] => [{ role: 'system', content: options.systemPrompt ?? SYSTEM_PROMPT }, ...shots.flat(), ...current];
+  const system: ChatMessage = { role: 'system', content: options.systemPrompt ?? SYSTEM_PROMPT };
+  const assemble = (): ChatMessage[] => [system, ...shots.flat(), ...current];
+  const format: ChatFormat = { tokenizer, thinking: options.thinking ?? false };
+  /** Each step's text and ids (reply, then tool turn), by message: a shortened output is a new message. */
+  const pieces = new WeakMap<ChatMessage, { text: string; ids: number[] }>();
+  const piece = (message: ChatMessage, make: () => string) => {
+    let p = pieces.get(message);
+    if (p === undefined) {
+      const text = make();
+      p = { text, ids: tokenizer.encode(text) };
+      pieces.set(message, p);
+    }
+    return p;
+  };
   const render = (): BuiltPrompt => {
     const messages = assemble();
-    const text = tokenizer.renderChat(messages, chatOptions);
+    let text = tokenizer.renderChat([system, ...shots.flat(), current[0]], chatOptions);
     const tokenIds = tokenizer.encode(text);
+    for (let i = 1; i + 1 < current.length; i += 2) {
+      const call = current[i];
+      const reply = piece(call, () => (call.role === 'assistant' && call.toolCalls?.length ? replyTextForCall(format, call.toolCalls[0]) : call.content));
+      const tool = piece(current[i + 1], () => toolTurnText(format, current[i + 1].content));
+      text += reply.text + tool.text;
+      tokenIds.push(...reply.ids, ...tool.ids);
+    }
     const truncatedOutputs = messages.filter((m) => m.role === 'tool' && m.content.includes('characters of this old output omitted')).length;
     return { messages, text, tokenIds, truncatedOutputs, droppedShots, fits: tokenIds.length <= options.budgetTokens };
   };

@@ -8,6 +8,7 @@ import type { SavedRun } from '../../eval/run-store.ts';
 import type { EpisodeRecord, TranscriptStep } from '../../eval/transcript.ts';
 import { RewardParts } from '../components/RewardParts.tsx';
 import { StepAction, StepBody } from '../components/Transcript.tsx';
+import { AdapterHeatmaps } from './AdapterHeatmap.tsx';
 import { routeHash } from '../router.ts';
 import { alignSteps, type AlignedKind } from './align.ts';
 import { OUTCOME_LABELS, type QuestionComparison } from './outcome-matrix.ts';
@@ -119,6 +120,7 @@ export function SideBySide({ row, runA, runB }: { row: QuestionComparison; runA:
           </div>
         ))}
       </div>
+      <AdapterHeatmaps sides={[{ side: 'A', record: a, settings: runA.summary.settings }, { side: 'B', record: b, settings: runB.summary.settings }]} />
     </section>
   );
 }

@@ -9,6 +9,7 @@
  * Questions only one run played are counted apart and left out of the matrix.
  */
 import type { Difficulty, Split } from '../../data/types.ts';
+import { isSolved, questionKey } from '../../eval/paired-stats.ts';
 import type { EpisodeRecord } from '../../eval/transcript.ts';
 
 export type Outcome = 'both' | 'onlyA' | 'onlyB' | 'neither';
@@ -49,14 +50,8 @@ export interface Comparison {
   onlyInB: number;
 }
 
-export function questionKey(record: Pick<EpisodeRecord, 'dataset' | 'questionId'>): string {
-  return `${record.dataset}/${record.questionId}`;
-}
-
-/** At least half of the episodes succeeded (and there was one). */
-export function isSolved(successes: number, episodes: number): boolean {
-  return episodes > 0 && 2 * successes >= episodes;
-}
+// One rule for "solved" and one question key, shared with the statistics (src/eval/paired-stats.ts).
+export { isSolved, questionKey } from '../../eval/paired-stats.ts';
 
 export function outcomeOf(aSolved: boolean, bSolved: boolean): Outcome {
   return aSolved ? (bSolved ? 'both' : 'onlyA') : bSolved ? 'onlyB' : 'neither';

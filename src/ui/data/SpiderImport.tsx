@@ -79,13 +79,16 @@ export function SpiderImport() {
   const cancel = useStore((s) => s.cancelSpiderImport);
   const taken = useTakenNames();
   const [staged, setStaged] = useState<GivenSelection | null>(null);
-  const [name, setName] = useState('');
+  // What the person typed; until then the name proposed from the selection and the names in use, so a list of
+  // datasets that arrives after the files were chosen still moves the proposal off a taken name.
+  const [typedName, setTypedName] = useState<string | null>(null);
+  const name = typedName ?? (staged ? suggestDatasetName(staged.label, taken) : '');
   // The worker applies the same rule again; checking here answers while the person types.
   const problem = staged ? datasetNameProblem(name, taken) : null;
 
   const onGiven = (selection: GivenSelection) => {
     setStaged(selection);
-    setName(suggestDatasetName(selection.label, taken));
+    setTypedName(null);
   };
   const start = () => {
     if (!staged || problem) return;
@@ -121,7 +124,7 @@ export function SpiderImport() {
           </p>
           <label className="field">
             Dataset name
-            <input value={name} onChange={(e) => setName(e.target.value.trim().toLowerCase())} aria-invalid={problem !== null} aria-describedby="import-name-help" spellCheck={false} />
+            <input value={name} onChange={(e) => setTypedName(e.target.value.trim().toLowerCase())} aria-invalid={problem !== null} aria-describedby="import-name-help" spellCheck={false} />
           </label>
           <p id="import-name-help" className={problem ? 'field-error' : 'meta'}>
             {problem ?? 'The name it will have in the header’s dataset picker and in links.'}

@@ -1,12 +1,14 @@
 /**
- * Saved runs (IndexedDB), newest first: open one to see its results, export its episodes as JSONL or CSV, or
- * delete it (after a confirmation in place). The storage the site uses is shown under the list.
+ * Saved runs (IndexedDB), newest first: open one to see its results, export its episodes as JSONL (the run file) or
+ * CSV, or delete it (after a confirmation in place); import run files made elsewhere (ImportRun.tsx), which then
+ * open. The storage the site uses is shown under the list.
  */
 import { useEffect, useId, useState } from 'react';
 import { exportFile, type ExportFormat } from '../../eval/export.ts';
 import { loadRun, storageUsage, type RunSummary } from '../../eval/run-store.ts';
 import { useStore } from '../store/store.ts';
 import { downloadFile } from './download.ts';
+import { ImportRun } from './ImportRun.tsx';
 import { percent, fixed, runTitle } from './figures.ts';
 import { usePolicyLabel } from './usePolicyLabel.ts';
 
@@ -103,6 +105,7 @@ export function SavedRuns() {
   const error = useStore((s) => s.savedRunsError);
   const shownId = useStore((s) => s.shownRun?.run.summary.id ?? null);
   const load = useStore((s) => s.loadSavedRuns);
+  const show = useStore((s) => s.showRun);
   useEffect(() => {
     void load();
   }, [load]);
@@ -110,6 +113,12 @@ export function SavedRuns() {
   return (
     <section className="panel saved-runs" aria-labelledby="saved-runs-heading">
       <h3 id="saved-runs-heading">Saved runs</h3>
+      <ImportRun
+        onImported={async (imported) => {
+          await load();
+          await show(imported[imported.length - 1].summary.id);
+        }}
+      />
       {error && (
         <p className="step-error" role="alert">
           {error}

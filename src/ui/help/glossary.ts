@@ -76,7 +76,7 @@ export const TRAIN_SETTING_HELP: Record<NumericKey | SwitchKey | `rewardWeights.
   maxEpisodeTokens: 'The most tokens of one episode (prompt, actions and observations).',
   clipEpsLow: 'GRPO: the probability ratio is clipped below at 1 − ε low.',
   clipEpsHigh: 'GRPO: the probability ratio is clipped above at 1 + ε high.',
-  klBeta: 'GRPO: weight of the KL penalty that keeps the model near the base model (0 = none).',
+  klBeta: 'GRPO: weight of the KL penalty that keeps the model near the policy the run started from — the base model for a fresh adapter, the warmed-up or loaded adapter otherwise (0 = none).',
   updatesPerRollout: 'GRPO: gradient updates on each batch of rollouts (μ).',
   temperature: 'Sampling temperature of the rollouts: higher gives more varied episodes.',
   topP: 'Nucleus sampling of the rollouts: only the likeliest tokens adding up to p (1 = off).',

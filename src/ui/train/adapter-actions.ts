@@ -1,22 +1,25 @@
 /**
- * The Adapters panel's named actions: download an adapter's two PEFT files, load one from picked files or from a
+ * The Adapters panel's named actions: download an adapter's PEFT files (with its model card), load one from picked files or from a
  * Hub repo, delete one, and open one as the policy of Watch or Evaluate. Each worker call is followed by a fresh read
  * of the adapter list and of the policy lists (refreshTrainLists), since the worker registers every adapter it holds
  * as a policy of Watch, Evaluate and Compare.
  */
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../../model/adapter-file.ts';
+import { MODEL_CARD_FILE } from '../../model/model-card.ts';
 import { envClient } from '../../workers/env-client.ts';
 import type { AdapterInfo, HubAdapterOptions } from '../../workers/train-protocol.ts';
 import { downloadBlob } from '../evaluate/download.ts';
 import { navigate } from '../router.ts';
 import { useStore } from '../store/store.ts';
 
-/** Saves `adapter_model.safetensors` and `adapter_config.json` of an adapter through the browser's download. */
+/** Saves an adapter's PEFT files (adapter_model.safetensors, adapter_config.json, the README.md model card) through
+ * the browser's download. */
 export async function downloadAdapter(adapter: AdapterInfo): Promise<void> {
   const files = await envClient().adapterFiles(adapter.id);
   // A copy on an ArrayBuffer of its own: a Blob takes no view of a shared buffer.
   downloadBlob(ADAPTER_WEIGHTS_FILE, new Blob([new Uint8Array(files[ADAPTER_WEIGHTS_FILE])], { type: 'application/octet-stream' }));
   downloadBlob(ADAPTER_CONFIG_FILE, new Blob([files[ADAPTER_CONFIG_FILE]], { type: 'application/json' }));
+  downloadBlob(MODEL_CARD_FILE, new Blob([files[MODEL_CARD_FILE]], { type: 'text/markdown' }));
 }
 
 /** The two PEFT files among picked files: by their PEFT names, else the one .safetensors and the one .json. */

@@ -53,7 +53,7 @@ export const NUMBER_SETTINGS: readonly NumberSetting[] = [
 
   { key: 'clipEpsLow', label: 'Clip ε low', whole: false, group: 'loss', algo: 'grpo' },
   { key: 'clipEpsHigh', label: 'Clip ε high', whole: false, group: 'loss', algo: 'grpo' },
-  { key: 'klBeta', label: 'KL β', whole: false, group: 'loss', algo: 'grpo', hint: '0 = no KL to the base model' },
+  { key: 'klBeta', label: 'KL β', whole: false, group: 'loss', algo: 'grpo', hint: '0 = no KL to the policy the run starts from' },
   { key: 'updatesPerRollout', label: 'Updates per rollout (μ)', whole: true, group: 'loss', algo: 'grpo' },
   { key: 'temperature', label: 'Temperature', whole: false, group: 'loss', algo: 'grpo' },
   { key: 'topP', label: 'Top-p', whole: false, group: 'loss', algo: 'grpo', hint: '1 = off' },

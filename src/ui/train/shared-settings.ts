@@ -43,7 +43,7 @@ export const SHARED_KEYS = [
 /** Settings each algorithm keeps for itself (`steps` and `lr` are in both lists: one value per algorithm). */
 export const OWN_KEYS = {
   sft: ['steps', 'lr', 'sftExamplesPerStep'],
-  grpo: ['steps', 'lr', 'groupSize', 'promptsPerStep', 'updatesPerRollout', 'temperature', 'topP', 'clipEpsLow', 'clipEpsHigh', 'klBeta', 'stdScaling'],
+  grpo: ['steps', 'lr', 'groupSize', 'promptsPerStep', 'updatesPerRollout', 'temperature', 'topP', 'clipEpsLow', 'clipEpsHigh', 'klBeta', 'stdScaling', 'lossType'],
 } as const satisfies Record<TrainAlgo, ReadonlyArray<keyof TrainConfig>>;
 
 export type SharedKey = (typeof SHARED_KEYS)[number];

@@ -24,6 +24,7 @@ import { DatasetImportService } from './dataset-import-service.ts';
 import { DatasetService } from './dataset-service.ts';
 import { EpisodeService } from './episode-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
+import { ExplainService } from './explain-service.ts';
 import { ModelCacheService } from './model-cache-service.ts';
 import { ModelService, type CreateTrainSession, type LoadLlm } from './model-service.ts';
 import { TjsModelService, type LoadTjs } from './tjs-model-service.ts';
@@ -66,6 +67,8 @@ export interface EnvServices {
   adapters: AdapterService;
   modelCache: ModelCacheService;
   training: TrainService;
+  /** What an adapter changed in an episode's replies (explain-service.ts). */
+  explain: ExplainService;
   /** Stops runs, imports, loads and training, drops the model and closes the interactive executor. */
   close(): Promise<void>;
 }
@@ -100,6 +103,15 @@ export function createEnvServices(options: EnvServicesOptions): EnvServices {
     envConfig,
     beforeSession: () => models.loaded()?.release?.(),
   });
+  const explain = new ExplainService({
+    models,
+    adapters: adapters.library,
+    dataset,
+    createExecutor,
+    envConfig,
+    trainingStatus: () => training.status(),
+    beforeSession: () => models.loaded()?.release?.(),
+  });
 
   return {
     policies,
@@ -112,7 +124,9 @@ export function createEnvServices(options: EnvServicesOptions): EnvServices {
     adapters,
     modelCache,
     training,
+    explain,
     async close() {
+      explain.cancel();
       evaluation.close();
       imports.close();
       training.stop();

@@ -101,7 +101,7 @@ const GARBAGE: Array<[string, string, { cutByLimit?: boolean; maxNewTokens?: num
   ['JSON null', call('null'), {}, /must be a JSON object.*got null/],
   ['no name', call('{"arguments": {"table": "t"}}'), {}, /no "name"/],
   ['numeric name', call('{"name": 3, "arguments": {"table": "t"}}'), {}, /no "name"/],
-  ['unknown tool', call('{"name": "drop_table", "arguments": {"table": "t"}}'), {}, /Unknown tool 'drop_table'. Tools: describe, sample, query, answer/],
+  ['unknown tool', call('{"name": "drop_table", "arguments": {"table": "t"}}'), {}, /Unknown tool 'drop_table'. Tools: answer, describe, query, sample/],
   ['no arguments', call('{"name": "describe"}'), {}, /no "arguments"/],
   ['arguments a list', call('{"name": "describe", "arguments": ["t"]}'), {}, /"arguments" must be a JSON object; got a list/],
   ['arguments a non-JSON string', call('{"name": "describe", "arguments": "t"}'), {}, /"arguments" must be a JSON object; got string/],

@@ -94,14 +94,17 @@ describe('buildPrompt', () => {
     expect(text.match(/<\|im_start\|>user\n(?!<tool_response>)/g)).toHaveLength(2);
     expect(built.tokenIds).toEqual(tok.encode(text));
     expect(built.tokenIds.filter((id) => id === tok.special.toolCallStart)).toHaveLength(2 + shots[0].steps.length + episode.steps.length); // 2 in the tools section
-    // Golden size (catches a template, tokenizer, observation or system prompt change).
-    expect(built.tokenIds.length).toMatchInlineSnapshot(`1349`);
+    // Golden size (catches a template, tokenizer, observation or system prompt change): 1349 tokens as Qwen's stock
+    // template renders the whole chat, plus the empty think block each of the episode's 2 past replies keeps (the
+    // training sequences' rendering, turn-text.ts).
+    expect(built.tokenIds.length).toBe(1349 + 2 * tok.encode('<think>\n\n</think>\n\n').length);
+    expect(text.split('<|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>')).toHaveLength(1 + episode.steps.length);
   });
 
-  it('leaves the think block open when thinking is on', () => {
+  it('leaves the think block open when thinking is on (past replies: the template\'s reply to a call, empty think included)', () => {
     const text = buildPrompt(tok, episode, { shots: [], thinking: true, budgetTokens: 8192 }).text;
-    expect(text.endsWith('<|im_start|>assistant\n')).toBe(true);
-    expect(text).not.toContain('<think>');
+    expect(text.endsWith('</tool_response><|im_end|>\n<|im_start|>assistant\n')).toBe(true);
+    expect(text.split('<|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>')).toHaveLength(1 + episode.steps.length);
   });
 
   it('grows with the number of shots', () => {
