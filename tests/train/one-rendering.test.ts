@@ -5,28 +5,24 @@
  * "model" is a script whose replies are Qwen tool calls written out here by hand. Before the fix, Evaluate
  * re-rendered past replies through the stock template, which drops their empty think block.
  */
-import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDemoDataset } from '../../src/data/demo/build.ts';
 import type { Dataset } from '../../src/data/types.ts';
 import { SqlEnv } from '../../src/env/env.ts';
 import { DEFAULT_REWARD_WEIGHTS } from '../../src/env/rewards.ts';
 import { runEpisode } from '../../src/eval/episode.ts';
-import { loadTokenizerFolder, qwen3TokenizerJsonPath } from '../../src/model/files-node.ts';
 import type { Tokenizer } from '../../src/model/tokenizer.ts';
 import { LlmPolicy } from '../../src/policies/llm/llm-policy.ts';
 import type { GenerateRequest, SampledGeneration, TrainableModel } from '../../src/train/policy-model.ts';
 import { rollout } from '../../src/train/rollout.ts';
-import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
 import type { WorkerSqlExecutor } from '../../src/sql/worker-executor.ts';
+import { openDemoWithQwen } from '../fixtures/demo-qwen.ts';
 
 let tok: Tokenizer;
 let dataset: Dataset;
 let executor: WorkerSqlExecutor;
 
 beforeAll(async () => {
-  [tok, dataset] = await Promise.all([loadTokenizerFolder(dirname(qwen3TokenizerJsonPath())), buildDemoDataset()]);
-  executor = createNodeSqlExecutor();
+  ({ tok, dataset, executor } = await openDemoWithQwen());
 }, 60_000);
 
 afterAll(async () => {

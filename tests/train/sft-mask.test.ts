@@ -7,25 +7,21 @@
  * holding its last. The text must also be that template's rendering: each assistant turn opens with the (empty)
  * think block and the text ends with `<|im_end|>\n`.
  */
-import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDemoDataset } from '../../src/data/demo/build.ts';
 import type { Dataset } from '../../src/data/types.ts';
 import { SqlEnv } from '../../src/env/env.ts';
 import { DEFAULT_REWARD_WEIGHTS } from '../../src/env/rewards.ts';
-import { loadTokenizerFolder, qwen3TokenizerJsonPath } from '../../src/model/files-node.ts';
 import type { Tokenizer } from '../../src/model/tokenizer.ts';
-import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
 import type { WorkerSqlExecutor } from '../../src/sql/worker-executor.ts';
 import { buildSftExamples } from '../../src/train/sft.ts';
+import { openDemoWithQwen } from '../fixtures/demo-qwen.ts';
 
 let tok: Tokenizer;
 let dataset: Dataset;
 let executor: WorkerSqlExecutor;
 
 beforeAll(async () => {
-  [tok, dataset] = await Promise.all([loadTokenizerFolder(dirname(qwen3TokenizerJsonPath())), buildDemoDataset()]);
-  executor = createNodeSqlExecutor();
+  ({ tok, dataset, executor } = await openDemoWithQwen());
 }, 60_000);
 
 afterAll(async () => {
