@@ -5,7 +5,8 @@
  * - sql.js's WASM is imported with `?url` (src/workers/sql.worker.browser.ts) and emitted as a hashed asset: the
  *   app serves it itself, never from a CDN, so it works offline once loaded.
  * - `public/` is copied into `dist/` as is; `public/bundles/` holds the generated data bundles (`npm run data:demo`,
- *   run by `prebuild`; `npm run data:spider`), fetched at run time as `bundles/<name>/manifest.json`.
+ *   run by `prebuild`; `npm run data:spider`), fetched at run time as `bundles/<name>/manifest.json`;
+ *   `public/models/` holds models a person made (`npm run model:tiny`), git-ignored, served at `models/<name>/`.
  * - A service worker (vite-plugin-pwa) precaches the build, so the app works offline once loaded.
  * - `appType: 'mpa'`: no SPA fallback, so a missing file is a 404 in dev and preview, as on a static host.
  */
@@ -29,7 +30,9 @@ export default defineConfig({
         // ONNX Runtime's WASM (26 MB, emitted from src/workers/env.worker.ts's `?url` import) is needed only by the
         // transformers.js backend: not precached for every visitor, but kept once fetched (runtimeCaching below), so
         // that backend works offline after its first load.
-        globIgnores: ['**/ort-wasm*.wasm'],
+        // Models under public/models/ (`npm run model:tiny` writes one there) are never precached: tens of MB that
+        // only a person who made them loads, straight from the server.
+        globIgnores: ['**/ort-wasm*.wasm', 'models/**'],
         runtimeCaching: [{ urlPattern: /\/ort-wasm[^/]*\.wasm$/, handler: 'CacheFirst', options: { cacheName: 'sqlenv-ort-wasm' } }],
         // Data bundles and sql.js's WASM are larger than Workbox's 2 MiB default.
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,

@@ -94,11 +94,15 @@ test('Play shows each step’s reward as weighted parts that add up, with toolti
   const query = await printedReward(transcriptSteps(page).nth(1));
   expect(query.equation).toContain(`${text(W.progress)} × progress 1.000`);
 
-  // Tooltips on what a newcomer cannot guess: the reward parts (with their weights), the budget, the actions.
-  const parts = transcriptSteps(page).nth(1).locator('dl[aria-label="Reward"]');
-  await expect(parts.locator('div', { hasText: 'progress' }).first()).toHaveAttribute('title', new RegExp(`Weight ${text(W.progress).replace('.', '\\.')}`));
-  await expect(parts.locator('div', { hasText: 'operational' }).first()).toHaveAttribute('title', /repeat/);
-  await expect(page.getByRole('region', { name: 'Question' }).locator('label', { hasText: 'Steps left' })).toHaveAttribute('title', /budget/);
+  // Explanations of what a newcomer cannot guess, behind "?" buttons a touch screen can press: the reward parts
+  // (with their weights) and the budget; the actions keep their tooltips.
+  const step = transcriptSteps(page).nth(1);
+  await step.getByRole('button', { name: 'About the reward parts' }).click();
+  await expect(step.getByRole('note')).toContainText(new RegExp(`Weight ${text(W.progress).replace('.', '\\.')}`));
+  await expect(step.getByRole('note')).toContainText('repeat');
+  const card = page.getByRole('region', { name: 'Question' });
+  await card.getByRole('button', { name: 'About the budget' }).click();
+  await expect(card.getByRole('note')).toContainText('budget');
   for (const [name, action] of [['Describe', 'DESCRIBE'], ['Sample', 'SAMPLE'], ['Query', 'QUERY'], ['Answer', 'ANSWER']] as const) {
     await expect(button(page, name)).toHaveAttribute('title', new RegExp(`^${action} `));
   }

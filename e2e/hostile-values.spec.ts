@@ -1,5 +1,5 @@
 /**
- * Hostile values, played the way a person plays: a query whose one cell is 50 MB of text, with clicks on the
+ * Hostile values, played the way a person plays: a query whose one cell is 20 MB of text, with clicks on the
  * table list while it runs and arrives (the page must keep answering, show the cell clipped, and not crash); and a
  * free-play database whose table name has a space, described and sampled from the buttons.
  *
@@ -37,7 +37,18 @@ function installLatencyProbe(): void {
   );
 }
 
-test('a 50 MB cell arrives clipped while the page keeps answering clicks', async ({ page, shot, pageErrors: _pageErrors }) => {
+/**
+ * A cell far over the worker's 4 KiB cell budget: reading it on the page's thread would freeze clicks for seconds.
+ * Whether it also fits the environment's 2 s SQL time limit depends on the machine (a cold SQL worker in headless
+ * Chromium on the 2-core machine took 1.4-2.5 s for 50 MB: sqlite's printf, sql.js's string copy, the whole-value
+ * hash), so the test accepts either of the two right outcomes for it, the value clipped or the time limit stated,
+ * and checks the clipped display on a 1 MB cell that always arrives. The worker's clipping of far larger values
+ * (90 M, 140 M characters) is checked in Node by the hostile corpus (tests/sql), without a time limit.
+ */
+const BIG_CELL_CHARS = 20_000_000;
+const CLIPPED_CELL_CHARS = 1_000_000;
+
+test('the page keeps answering clicks while a 20 MB cell runs, and a clipped cell opens and copies', async ({ page, shot, pageErrors: _pageErrors }) => {
   let crashed = false;
   page.on('crash', () => (crashed = true));
   await openView(page, '#/play?dataset=demo');
@@ -56,7 +67,7 @@ test('a 50 MB cell arrives clipped while the page keeps answering clicks', async
   );
   await page.evaluate(installLatencyProbe);
 
-  await typeSql(page, "SELECT printf('%.*c', 50000000, 'x') AS big");
+  await typeSql(page, `SELECT printf('%.*c', ${BIG_CELL_CHARS}, 'x') AS big`);
   await page.keyboard.press('ControlOrMeta+Enter');
   await expect(page.getByRole('status').filter({ hasText: 'Running QUERY' })).toBeVisible();
 
@@ -73,13 +84,23 @@ test('a 50 MB cell arrives clipped while the page keeps answering clicks', async
   await expect.poll(async () => (await measured()).length, 'every click measured').toBe(clicks);
   const latencies = await measured();
   const sorted = [...latencies].sort((a, b) => a - b);
-  const report = `${clicks} clicks while the 50 MB cell ran and arrived: median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms`;
+  const report = `${clicks} clicks while the 20 MB cell ran: median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms`;
   console.log(`click latency: ${report}`);
   test.info().annotations.push({ type: 'click latency', description: report });
 
-  // The cell shows clipped, with its full length stated and the value behind a button.
-  const step = transcriptSteps(page).nth(0);
-  await expect(step, 'the query finishes within the SQL time limit (the SQL worker clips the 50 MB cell)').not.toContainText('time limit');
+  // One of the two right outcomes: the cell clipped (x's, then its stated length), or the time limit stated.
+  const bigStep = transcriptSteps(page).nth(0);
+  await expect(bigStep).toContainText(new RegExp(`${'x'.repeat(100)}|ran longer than the [\\d,]+ ms time limit`));
+  const bigOutcome = (await bigStep.textContent())?.includes('time limit') ? 'stopped at the time limit' : 'arrived clipped';
+  console.log(`20 MB cell: ${bigOutcome}`);
+  test.info().annotations.push({ type: '20 MB cell', description: bigOutcome });
+
+  // A 1 MB cell always arrives: it shows clipped, with its full length stated and the value behind a button.
+  await typeSql(page, `SELECT printf('%.*c', ${CLIPPED_CELL_CHARS}, 'x') AS big`);
+  await page.keyboard.press('ControlOrMeta+Enter');
+  await expect(transcriptSteps(page)).toHaveCount(2);
+  const step = transcriptSteps(page).nth(1);
+  await expect(step).not.toContainText('time limit');
   const cell = step.getByRole('cell').first();
   await expect(cell).toContainText('x'.repeat(100));
   expect(((await cell.textContent()) ?? '').length).toBeLessThan(400);
@@ -87,6 +108,7 @@ test('a 50 MB cell arrives clipped while the page keeps answering clicks', async
   await expect(more).toBeVisible();
   await shot('hostile-big-cell');
   // Opened on demand (at most 100,000 characters in the page) and copied whole.
+  await expect(cell, 'the length in the database is stated').toContainText(`${CLIPPED_CELL_CHARS.toLocaleString('en-US')} characters in the database`);
   await more.click();
   await expect(cell.getByRole('button', { name: 'Show less' })).toHaveAttribute('aria-expanded', 'true');
   await cell.getByRole('button', { name: 'Copy', exact: true }).click();
@@ -95,8 +117,8 @@ test('a 50 MB cell arrives clipped while the page keeps answering clicks', async
 
   // The page still works: another step runs.
   await button(page, 'Describe').click();
-  await expect(transcriptSteps(page)).toHaveCount(2);
-  await expect(transcriptSteps(page).nth(1).getByRole('table')).toBeVisible();
+  await expect(transcriptSteps(page)).toHaveCount(3);
+  await expect(transcriptSteps(page).nth(2).getByRole('table')).toBeVisible();
   expect(crashed, 'the tab crashed').toBe(false);
 });
 

@@ -3,7 +3,7 @@
  * model is loaded; invalid settings are refused with the setting named; a 3-step GRPO run on the demo dataset with
  * tiny settings (G = 2, one prompt, one turn, a few tokens) fills the charts, shows a trace, pauses, resumes and
  * stops, leaving a checkpoint that, after a reload (and the model loaded again), is listed and resumes the run to its
- * end, its charts continuing from the saved history; the trained adapter downloads as the two PEFT files and plays
+ * end, its charts continuing from the saved history; the trained adapter downloads as one zip of the PEFT files and plays
  * as a policy in Watch, and they load back from files; a 1-step SFT run shows a loss point; narrow and dark, the view
  * does not scroll sideways. No request leaves 127.0.0.1.
  *
@@ -13,6 +13,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Download, Locator, Page } from '@playwright/test';
+import { strFromU8, unzipSync } from 'fflate';
 import { expect, openView, test } from './fixtures.ts';
 import { closeNetwork, loadServedModel, makeTinyModel, serveModel } from './llm-fixtures.ts';
 
@@ -76,7 +77,7 @@ test('Train: GRPO with pause, resume, stop, a checkpoint resumed after a reload,
   // Invalid settings are refused, naming the setting and marking its field.
   await fillSettings(form, { 'Episodes per prompt (G)': 1 });
   await form.getByRole('button', { name: 'Start training' }).click();
-  await expect(form.getByRole('alert', { name: 'Settings problem' })).toContainText('Episodes per prompt (G): groupSize must be at least 2');
+  await expect(form.getByRole('alert', { name: 'Settings problem' })).toContainText('Episodes per prompt (G) must be at least 2');
   await expect(form.getByRole('spinbutton', { name: 'Episodes per prompt (G)' })).toHaveAttribute('aria-invalid', 'true');
   await expect(status).toHaveCount(0);
   await fillSettings(form, { 'Episodes per prompt (G)': 2, 'Adam β2': 1 });
@@ -120,19 +121,20 @@ test('Train: GRPO with pause, resume, stop, a checkpoint resumed after a reload,
   const downloads: Download[] = [];
   page.on('download', (d) => downloads.push(d));
   await adapter.getByRole('button', { name: 'Download' }).click();
-  await expect.poll(() => downloads.map((d) => d.suggestedFilename()).sort()).toEqual(['README.md', 'adapter_config.json', 'adapter_model.safetensors']);
-  const card = readFileSync(await downloads.find((d) => d.suggestedFilename() === 'README.md')!.path(), 'utf8');
+  // One download: a zip of the adapter's folder (issue 24, item 10: it used to start one download per file).
+  await expect.poll(() => downloads.map((d) => d.suggestedFilename())).toEqual(['e2e-grpo.zip']);
+  const zipped = unzipSync(readFileSync(await downloads[0].path()));
+  expect(Object.keys(zipped).sort()).toEqual(['e2e-grpo/README.md', 'e2e-grpo/adapter_config.json', 'e2e-grpo/adapter_model.safetensors']);
+  const unzipped = Object.entries(zipped).map(([path, bytes]) => ({ name: path.split('/').pop()!, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) }));
+  const card = strFromU8(zipped['e2e-grpo/README.md']);
   expect(card).toMatch(/^---\n(?:.*\n)*?library_name: peft\n/);
-  const configFile = downloads.find((d) => d.suggestedFilename() === 'adapter_config.json');
-  const config = JSON.parse(readFileSync(await configFile!.path(), 'utf8')) as { peft_type?: string; r?: number };
+  const config = JSON.parse(strFromU8(zipped['e2e-grpo/adapter_config.json'])) as { peft_type?: string; r?: number };
   expect(config.peft_type).toBe('LORA');
   expect(config.r).toBe(2);
   // The files load back as an adapter of their own (the card is not needed for that, and is passed along).
   const adapters = page.getByRole('region', { name: 'Adapters' });
   await adapters.getByRole('textbox', { name: 'Name (optional)' }).fill('e2e reloaded');
-  await adapters.getByLabel('Adapter files').setInputFiles(
-    await Promise.all(downloads.map(async (d) => ({ name: d.suggestedFilename(), mimeType: 'application/octet-stream', buffer: readFileSync(await d.path()) }))),
-  );
+  await adapters.getByLabel('Adapter files').setInputFiles(unzipped);
   await adapters.getByRole('button', { name: 'Load from files' }).click();
   await expect(adapters.getByRole('status', { name: 'Adapter load' })).toContainText('Loaded e2e reloaded');
   await expect(page.getByRole('list', { name: 'Adapter list' }).getByRole('listitem', { name: 'e2e reloaded' })).toContainText('from files');

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every suite of the project, in order — lint, typecheck, unit (Vitest), timing (the linear-time Vitest
-// files, alone), python (unittest: the Python client in python/ against a real `sqlenv serve`), build, e2e (Playwright).
+// files, alone), python (unittest: the Python client in python/ against a real `sqlenv serve`), python-types (mypy
+// --strict over the client), build, e2e (Playwright).
 //
 // How to read the counts: lint, typecheck and build are one test each (passed or failed); Vitest and Playwright
 // count their own tests from their JSON reports (failed includes errors and timeouts; skipped is reported apart);
@@ -31,6 +32,8 @@ const PLAYWRIGHT_REPORT = join(REPORTS, 'playwright.json');
 const MINUTE = 60_000;
 /** Debian's interpreter, which sees Debian's python3-websockets (.ci/run installs it); a pyenv `python3` may not. */
 const PYTHON = process.env.SQLENV_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
+/** Debian's mypy, which checks against Debian's python3 packages (websockets, pydantic). */
+const MYPY = existsSync('/usr/bin/mypy') ? '/usr/bin/mypy' : 'mypy';
 
 /**
  * @typedef {import('./test-counts.mjs').Counts} Counts
@@ -63,6 +66,14 @@ const SUITES = [
     env: { PYTHONDONTWRITEBYTECODE: '1' },
     captureOutput: true,
     count: unittestCounts,
+  },
+  {
+    // The client's types, strict, with Debian's mypy (scripts/ensure-python-websockets.sh installs it): the settings
+    // live in python/pyproject.toml, and py.typed ships them to the client's users.
+    name: 'python-types',
+    command: [MYPY, '--config-file', 'python/pyproject.toml', 'python/sqlenv_client'],
+    timeoutMs: 5 * MINUTE,
+    count: stepCounts,
   },
   {
     name: 'build',

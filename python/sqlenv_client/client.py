@@ -30,9 +30,10 @@ import inspect
 import math
 import re
 import threading
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, TypeVar
 
 import websockets
+from websockets.exceptions import ConnectionClosed
 
 from .errors import (
     SQLEnvConnectionError,
@@ -72,9 +73,11 @@ LAST_WORDS_S = 0.5
 CLOSE_MESSAGE_TOO_BIG = 1009
 
 _TOKEN = re.compile(r"[\x21-\x7e]+")  # visible ASCII: nothing that could end or split a header
-_HEADERS_OPTION = (
-    "additional_headers" if "additional_headers" in inspect.signature(websockets.connect).parameters else "extra_headers"
-)
+#: websockets' connect. It is exported lazily (a type checker sees no attribute) and its options differ across
+#: versions (extra_headers before 14.0, additional_headers after), so it is typed as what it is here: a callable.
+_ws_connect: Callable[..., Any] = getattr(websockets, "connect")
+_HEADERS_OPTION = "additional_headers" if "additional_headers" in inspect.signature(_ws_connect).parameters else "extra_headers"
+Reply = TypeVar("Reply")
 
 
 class SQLEnvClient:
@@ -233,7 +236,7 @@ class SQLEnvClient:
             return
 
         def open_socket() -> Any:
-            return websockets.connect(
+            return _ws_connect(
                 self.url,
                 open_timeout=None,  # run_until enforces the deadline, which may be shorter than connect_timeout_s
                 close_timeout=CLOSE_TIMEOUT_S,
@@ -258,9 +261,9 @@ class SQLEnvClient:
     def _request(
         self,
         message: Dict[str, Any],
-        read: Callable[[Dict[str, Any]], Any] = dict,
+        read: Callable[[Dict[str, Any]], Reply],
         deadline: Optional[Deadline] = None,
-    ) -> Any:
+    ) -> Reply:
         """Sends one message and returns `read(reply)`: an error reply raises SQLEnvServerError, a malformed one
         (or one `read` refuses) SQLEnvProtocolError. Connects first when needed; all within `deadline` (by default,
         a call's)."""
@@ -282,7 +285,7 @@ class SQLEnvClient:
             async def exchange() -> "str | bytes":
                 try:
                     await ws.send(text)
-                except websockets.ConnectionClosed:
+                except ConnectionClosed:
                     # The server may have closed the socket right after saying why (CAPACITY_REACHED for a full
                     # server, SESSION_ERROR for an idle session): that message, still queued, is the better answer.
                     last_words = await _last_words(ws)
@@ -290,7 +293,8 @@ class SQLEnvClient:
                         raise
                     return last_words
                 phase[0] = "waiting for the reply to"
-                return await ws.recv()
+                reply: "str | bytes" = await ws.recv()
+                return reply
 
             try:
                 raw = run_until(exchange, deadline.within(self._message_timeout))
@@ -318,7 +322,7 @@ class SQLEnvClient:
     def _transport_error(self, error: Exception, message_type: str, size: int) -> SQLEnvError:
         """The typed error for a failed exchange: a reply over our size limit, our message over the server's, or a
         lost connection."""
-        if isinstance(error, websockets.ConnectionClosed):
+        if isinstance(error, ConnectionClosed):
             if error.sent is not None and error.sent.code == CLOSE_MESSAGE_TOO_BIG:
                 return SQLEnvMessageTooLarge(
                     f"The reply to '{message_type}' from {self.url} is larger than max_message_bytes "

@@ -14,7 +14,7 @@ The fields follow the server's wire format (src/server/protocol.ts: SqlActionWir
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, Type, TypeVar
+from typing import Any, Dict, List, Literal, Optional, Type, TypeVar, cast
 
 import pydantic
 from pydantic import BaseModel, Field
@@ -35,7 +35,7 @@ except ImportError:
     def _config(extra: str) -> Dict[str, Any]:
         """A model's configuration, as the installed pydantic spells it (model_config, or a nested Config class)."""
         if PYDANTIC_V2:
-            return {"model_config": pydantic.ConfigDict(extra=extra, validate_assignment=True)}  # type: ignore[attr-defined]
+            return {"model_config": pydantic.ConfigDict(extra=cast(Any, extra), validate_assignment=True)}  # type: ignore[attr-defined]
         return {"Config": type("Config", (), {"extra": extra, "validate_assignment": True})}
 
     # Stand-ins with OpenEnv's fields (openenv/core/env_server/types.py), for when openenv-core is not installed.

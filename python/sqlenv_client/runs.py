@@ -192,7 +192,7 @@ def evaluate_policy(
         if episodes is None or episodes < 1:
             raise ValueError(f"episodes must be at least 1, got {episodes!r}.")
         plan = [{"seed": seed + i, "split": split} for i in range(episodes)]
-    name = policy_name or getattr(policy, "__name__", "python-policy")
+    name = policy_name or str(getattr(policy, "__name__", "python-policy"))
     started = time.time()
     records: List[Dict[str, Any]] = []
     versions = set()

@@ -26,7 +26,8 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from .client import SQLEnvClient
-from .protocol import DEFAULT_URL, RESET_KEYS, SQLAction, SQLEnvServerError, StepResult
+from .errors import SQLEnvServerError
+from .protocol import DEFAULT_URL, RESET_KEYS, SQLAction, StepResult
 from .tools import tool_method
 
 EPISODE_OVER = "The episode is over: no more actions are taken. Stop calling tools."
@@ -79,7 +80,7 @@ class SQLEnvTRL:
     # the SFT export's; the decorator also checks each argument's name and type hint against that file.
 
     @tool_method(returns="Whether the answer is correct.")
-    def answer(self, value: Union[str, float, List]) -> str:  # a bare List: transformers writes JSON's "array"
+    def answer(self, value: Union[str, float, List]) -> str:  # type: ignore[type-arg]  # a bare List: transformers writes JSON's "array"
         # TRL's Qwen3 parser JSON-decodes the call's arguments, so `value` is whatever JSON the model wrote: a string,
         # a number (an int is a float here, and "number" in JSON), a list or rows. Anything but a string is sent as JSON,
         # as the tool declares it and as MCP and the export send it; str() would send Python's repr (['a'], None).

@@ -53,7 +53,7 @@ class ClientTest(unittest.TestCase):
     def test_unknown_message_type_is_an_error(self):
         self.env.connect()
         with self.assertRaises(SQLEnvServerError) as caught:
-            self.env._request({"type": "teleport"})
+            self.env._request({"type": "teleport"}, dict)
         self.assertEqual(caught.exception.code, "UNKNOWN_TYPE")
         self.assertEqual(self.env.reset(question_id=QUESTION).observation.steps_left, 10)
 

@@ -18,19 +18,39 @@ import { RUN_USAGE, runCommand } from './run-command.ts';
 import { SERVE_USAGE, serveCommand } from './serve-command.ts';
 import { TRAIN_USAGE, trainCommand } from './train-command.ts';
 
-const USAGE = ['Usage:', `  ${EVAL_USAGE}`, `  ${COMPARE_USAGE}`, `  ${RUN_USAGE}`, `  ${EXEC_MATCH_USAGE}`, `  ${EXPORT_USAGE}`, `  ${SERVE_USAGE}`, `  ${LOGITS_USAGE}`, `  ${TRAIN_USAGE}`, `  ${EXPLAIN_USAGE}`].join('\n');
+interface Command {
+  run: (argv: string[]) => Promise<number>;
+  /** The command's own usage line(s), printed under its argument errors and by `sqlenv <command> --help`. */
+  usage: string;
+  /** The command answers `--help` itself (serve explains its flags, train lists its settings). */
+  ownHelp?: true;
+}
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  eval: evalCommand,
-  compare: compareCommand,
-  run: runCommand,
-  'exec-match': execMatchCommand,
-  export: exportCommand,
-  serve: serveCommand,
-  logits: logitsCommand,
-  train: trainCommand,
-  explain: explainCommand,
+/** Every command, in the order `sqlenv --help` lists them. */
+const COMMANDS: Record<string, Command> = {
+  eval: { run: evalCommand, usage: EVAL_USAGE },
+  compare: { run: compareCommand, usage: COMPARE_USAGE },
+  run: { run: runCommand, usage: RUN_USAGE, ownHelp: true },
+  'exec-match': { run: execMatchCommand, usage: EXEC_MATCH_USAGE },
+  export: { run: exportCommand, usage: EXPORT_USAGE },
+  serve: { run: serveCommand, usage: SERVE_USAGE, ownHelp: true },
+  logits: { run: logitsCommand, usage: LOGITS_USAGE },
+  train: { run: trainCommand, usage: TRAIN_USAGE, ownHelp: true },
+  explain: { run: explainCommand, usage: EXPLAIN_USAGE },
 };
+
+/** The overview `sqlenv --help` prints: every command's usage. */
+export const USAGE = ['Usage:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+
+/**
+ * What an argument error of one command prints under its message: that command's usage alone (the overview of all
+ * nine would bury the one line that matters) and where the rest is.
+ */
+export function commandUsage(name: string): string {
+  const command = COMMANDS[name];
+  if (!command) return USAGE;
+  return `Usage:\n  ${command.usage}\nRun 'sqlenv --help' for every command.`;
+}
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -40,17 +60,21 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`sqlenv: unknown command '${name}'.\n${USAGE}\n`);
+    process.stderr.write(`sqlenv: unknown command '${name}'. Commands: ${Object.keys(COMMANDS).join(', ')}.\nRun 'sqlenv --help' for their usage.\n`);
     return 2;
   }
+  if (!command.ownHelp && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(`${commandUsage(name)}\n`);
+    return 0;
+  }
   try {
-    return await command(rest);
+    return await command.run(rest);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // parseArgs reports unknown or malformed options with codes starting ERR_PARSE_ARGS.
     const isUsage = e instanceof UsageError || e instanceof EnvUsageError || (e instanceof Error && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'));
     if (isUsage) {
-      process.stderr.write(`sqlenv ${name}: ${message}\n${USAGE}\n`);
+      process.stderr.write(`sqlenv ${name}: ${message}\n${commandUsage(name)}\n`);
       return 2;
     }
     process.stderr.write(`sqlenv ${name}: ${e instanceof DatasetError || e instanceof CliError || e instanceof NonFiniteLogitsError ? message : (e instanceof Error && e.stack) || message}\n`);

@@ -16,6 +16,7 @@ import { DATASET_NAMES, loadNodeDataset, type DatasetName } from '../data/load-n
 import type { Dataset } from '../data/types.ts';
 import { createNodeSqlExecutor } from '../sql/node-worker.ts';
 import { AdapterLibrary } from '../workers/adapter-library.ts';
+import type { StepMetrics } from '../train/types.ts';
 import type { TrainEvent } from '../workers/train-protocol.ts';
 import { TrainService } from '../workers/train-service.ts';
 import { choice, CliError, integer, UsageError } from './args.ts';
@@ -26,6 +27,24 @@ import { buildTrainConfig, flagName, TRAIN_CONFIG_OPTIONS, trainConfigOverrides,
 export const TRAIN_USAGE =
   'sqlenv train --algo sft|grpo --model DIR --dataset demo|spider --out DIR [--steps N] [--seed S] [--init-adapter DIR] [--resume] [--<setting> V …] (sqlenv train --help lists the settings)';
 
+/** What the step metrics' JSON lines hold, for --help: SFT's success rate and reward are the demonstrations'. */
+export const TRAIN_OUTPUT_HELP =
+  "Output: one JSON line of step metrics per step on stdout (under SFT, successRate and reward are the Oracle demonstrations' it learns from, not the model's: the model's own success shows at evaluations, --eval-every); a readable line per step, phases, evaluations, traces and checkpoints on stderr.";
+
+/** A step's readable line (stderr), saying whose success rate it is: the model's episodes (GRPO) or the Oracle's demonstrations (SFT). */
+export function stepLine(m: StepMetrics): string {
+  const common = `step ${m.step} (${m.algo}): loss ${m.loss.toFixed(4)}, grad norm ${m.gradNorm.toFixed(3)}, lr ${m.lr.toPrecision(3)}`;
+  const tail = `${m.seconds.total.toFixed(1)} s, about ${Math.round(m.etaSeconds)} s left`;
+  switch (m.algo) {
+    case 'sft':
+      return `${common}; demonstrations' success rate ${m.successRate.toFixed(3)} (the Oracle transcripts it learns from, not the model's); ${tail}`;
+    case 'grpo':
+      return `${common}; the model's success rate ${m.successRate.toFixed(3)} over the step's episodes, mean reward ${m.reward.total.toFixed(3)}; ${tail}`;
+    default:
+      return m.algo satisfies never;
+  }
+}
+
 /** Writes a run's events: step metrics as JSON lines on stdout, the rest as text on stderr; keeps the error. */
 function eventWriter(): { onEvent: (e: TrainEvent) => void; error: () => string | null } {
   let error: string | null = null;
@@ -33,6 +52,7 @@ function eventWriter(): { onEvent: (e: TrainEvent) => void; error: () => string 
     switch (e.type) {
       case 'step':
         process.stdout.write(`${JSON.stringify(e.metrics)}\n`);
+        process.stderr.write(`${stepLine(e.metrics)}\n`);
         break;
       case 'phase':
         process.stderr.write(`[${e.phase}]${e.message ? ` ${e.message}` : ''}\n`);
@@ -75,7 +95,7 @@ export async function trainCommand(argv: string[]): Promise<number> {
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`${TRAIN_USAGE}\nSettings (the Train view's; defaults for grpo and sft):\n${trainFlagsHelp()}\n`);
+    process.stdout.write(`${TRAIN_USAGE}\n${TRAIN_OUTPUT_HELP}\nSettings, by the Train view's groups (GRPO only / SFT only: used by that algorithm alone):\n${trainFlagsHelp()}\n`);
     return 0;
   }
   if (!values.model) throw new UsageError('--model DIR is required (a Hugging Face model folder).');

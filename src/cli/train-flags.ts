@@ -1,56 +1,43 @@
 /**
  * The Train view's settings as `sqlenv train` flags: one flag per `TrainConfig` field (src/train/types.ts), named in
- * kebab case (`--group-size` for groupSize), parsed from the table below and checked by the trainer's own
- * `validateTrainConfig` and the environment's reward rule, whose errors become usage errors (exit 2).
+ * kebab case (`--group-size` for groupSize). The flags, their descriptions and which algorithm uses each come from
+ * the one settings table (src/train/settings-table.ts) the view renders; a config is refused by the one settings
+ * check (src/train/settings-check.ts) the view, the trainer and the worker use, as a usage error (exit 2) naming the
+ * flag, its value and the rule.
  *
  * Defaults are the view's: DEFAULT_TRAIN_CONFIG for GRPO, DEFAULT_SFT_CONFIG for SFT, except `checkpointEvery`,
  * which is min(its default, steps) so that a short run still leaves a checkpoint to resume from.
  */
-import { RewardConfigError, validateRewardWeights } from '../env/rewards.ts';
 import { LORA_TARGETS, type LoraTarget } from '../model/lora.ts';
-import { TrainConfigError, validateTrainConfig } from '../train/trainer.ts';
+import { firstSettingsProblem } from '../train/settings-check.ts';
+import { GROUP_TITLES, NUMBER_SETTINGS, OTHER_SETTINGS, SWITCH_SETTINGS, type SettingGroup } from '../train/settings-table.ts';
 import { DEFAULT_SFT_CONFIG, DEFAULT_TRAIN_CONFIG, type TrainAlgo, type TrainConfig } from '../train/types.ts';
 import { choice, UsageError } from './args.ts';
 
+type Field = Exclude<keyof TrainConfig, 'algo'>;
 type Kind = 'int' | 'number' | 'bool' | 'targets' | 'weights' | 'lossType';
 
-/** Every TrainConfig field but `algo` (its own flag), with how its flag is read. */
-const FIELDS: ReadonlyArray<readonly [Exclude<keyof TrainConfig, 'algo'>, Kind]> = [
-  ['steps', 'int'],
-  ['lr', 'number'],
-  ['warmupSteps', 'int'],
-  ['weightDecay', 'number'],
-  ['adamBeta1', 'number'],
-  ['adamBeta2', 'number'],
-  ['adamEps', 'number'],
-  ['maxGradNorm', 'number'],
-  ['seed', 'int'],
-  ['groupSize', 'int'],
-  ['promptsPerStep', 'int'],
-  ['updatesPerRollout', 'int'],
-  ['maxTurns', 'int'],
-  ['maxNewTokensPerTurn', 'int'],
-  ['maxEpisodeTokens', 'int'],
-  ['temperature', 'number'],
-  ['topP', 'number'],
-  ['clipEpsLow', 'number'],
-  ['clipEpsHigh', 'number'],
-  ['klBeta', 'number'],
-  ['stdScaling', 'bool'],
-  ['lossType', 'lossType'],
-  ['rewardWeights', 'weights'],
-  ['thinking', 'bool'],
-  ['sftExamplesPerStep', 'int'],
-  ['microBatchTokens', 'int'],
-  ['evalEvery', 'int'],
-  ['evalTrainSamples', 'int'],
-  ['evalEvalSamples', 'int'],
-  ['traceEvery', 'int'],
-  ['checkpointEvery', 'int'],
-  ['loraRank', 'int'],
-  ['loraAlpha', 'number'],
-  ['loraTargets', 'targets'],
-];
+interface Flag {
+  field: Field;
+  kind: Kind;
+  group: SettingGroup;
+  algo?: TrainAlgo;
+  description: string;
+}
+
+const OTHER_KINDS: Record<(typeof OTHER_SETTINGS)[number]['key'], Kind> = { rewardWeights: 'weights', lossType: 'lossType', loraTargets: 'targets' };
+
+/** Every TrainConfig field but `algo` (its own flag), from the settings table, in the view's group order. */
+const FLAGS: readonly Flag[] = (Object.keys(GROUP_TITLES) as SettingGroup[]).flatMap((group) =>
+  [
+    ...NUMBER_SETTINGS.map((s): Flag => ({ field: s.key, kind: s.whole ? 'int' : 'number', group: s.group, algo: s.algo, description: s.description })),
+    ...SWITCH_SETTINGS.map((s): Flag => ({ field: s.key, kind: 'bool', group: s.group, algo: s.algo, description: s.description })),
+    ...OTHER_SETTINGS.map((s): Flag => ({ field: s.key, kind: OTHER_KINDS[s.key], group: s.group, algo: s.algo, description: s.description })),
+  ].filter((f) => f.group === group),
+);
+
+/** What a flag's value looks like, in its help line. */
+const PLACEHOLDER: Record<Kind, string> = { int: 'N', number: 'X', bool: 'true|false', targets: 'LIST', weights: 'C,P,O', lossType: 'dapo|dr_grpo' };
 
 /** `maxNewTokensPerTurn` → `max-new-tokens-per-turn`. */
 export function flagName(field: string): string {
@@ -58,12 +45,33 @@ export function flagName(field: string): string {
 }
 
 /** The flags, as `parseArgs` options (every one a string: booleans are `true|false`). */
-export const TRAIN_CONFIG_OPTIONS: Record<string, { type: 'string' }> = Object.fromEntries(FIELDS.map(([field]) => [flagName(field), { type: 'string' as const }]));
+export const TRAIN_CONFIG_OPTIONS: Record<string, { type: 'string' }> = Object.fromEntries(FLAGS.map(({ field }) => [flagName(field), { type: 'string' as const }]));
 
-/** One line per flag with its default, for `sqlenv train --help`. */
+function valueText(v: TrainConfig[Field]): string {
+  return Array.isArray(v) ? v.join(',') : typeof v === 'object' ? Object.values(v).join(',') : String(v);
+}
+
+/** Which runs use a flag and its default(s): one algorithm's, or both's (one value when they agree). */
+function defaultsText(f: Flag): string {
+  const sft = valueText(DEFAULT_SFT_CONFIG[f.field]);
+  const grpo = valueText(DEFAULT_TRAIN_CONFIG[f.field]);
+  const cap = f.field === 'checkpointEvery' ? ', at most --steps' : '';
+  if (f.algo === 'grpo') return `GRPO only; default ${grpo}${cap}`;
+  if (f.algo === 'sft') return `SFT only; default ${sft}${cap}`;
+  return sft === grpo ? `default ${sft}${cap}` : `default sft ${sft}, grpo ${grpo}${cap}`;
+}
+
+/** `sqlenv train --help`'s settings: by the view's groups, one line per flag with what it does and its defaults. */
 export function trainFlagsHelp(): string {
-  const fmt = (v: unknown): string => (Array.isArray(v) ? v.join(',') : typeof v === 'object' && v !== null ? Object.values(v).join(',') : String(v));
-  return FIELDS.map(([field]) => `  --${flagName(field)} (grpo ${fmt(DEFAULT_TRAIN_CONFIG[field])}, sft ${fmt(DEFAULT_SFT_CONFIG[field])})`).join('\n');
+  const heads = FLAGS.map((f) => `--${flagName(f.field)} ${PLACEHOLDER[f.kind]}`);
+  const width = Math.max(...heads.map((h) => h.length)) + 2;
+  const lines: string[] = [];
+  FLAGS.forEach((f, i) => {
+    if (i === 0 || FLAGS[i - 1].group !== f.group) lines.push(`${GROUP_TITLES[f.group]}:`);
+    lines.push(`  ${heads[i].padEnd(width)}${f.description} (${defaultsText(f)})`);
+  });
+  lines.push(`LIST: comma-separated of ${LORA_TARGETS.join(',')}. C,P,O: the correctness, progress and operational weights.`);
+  return lines.join('\n');
 }
 
 function parseValue(flag: string, kind: Kind, text: string): TrainConfig[keyof TrainConfig] {
@@ -71,10 +79,7 @@ function parseValue(flag: string, kind: Kind, text: string): TrainConfig[keyof T
     throw new UsageError(`--${flag} must be ${what}, got '${text}'.`);
   };
   switch (kind) {
-    case 'int': {
-      const n = Number(text);
-      return text.trim() !== '' && Number.isInteger(n) ? n : bad('an integer');
-    }
+    case 'int': // whole numbers are the settings check's rule (so the CLI words it as the view does)
     case 'number': {
       const n = Number(text);
       return text.trim() !== '' && Number.isFinite(n) ? n : bad('a number');
@@ -102,7 +107,7 @@ function parseValue(flag: string, kind: Kind, text: string): TrainConfig[keyof T
 /** The flags given, as TrainConfig fields (nothing filled in). */
 export function trainConfigOverrides(values: Record<string, string | boolean | undefined>): Partial<TrainConfig> {
   const out: Record<string, unknown> = {};
-  for (const [field, kind] of FIELDS) {
+  for (const { field, kind } of FLAGS) {
     const text = values[flagName(field)];
     if (typeof text === 'string') out[field] = parseValue(flagName(field), kind, text);
   }
@@ -121,12 +126,11 @@ export function buildTrainConfig(algoText: string | undefined, overrides: Partia
     algo,
     rewardWeights: { ...defaults.rewardWeights, ...overrides.rewardWeights },
   };
-  try {
-    validateTrainConfig(config);
-    validateRewardWeights(config.rewardWeights, config.maxTurns);
-  } catch (e) {
-    if (e instanceof TrainConfigError || e instanceof RewardConfigError) throw new UsageError(`${e.message} (settings are named as TrainConfig fields; flags are their kebab-case names).`);
-    throw e;
+  // The view's check, to the letter; a usage error names the flag and the value given.
+  const problem = firstSettingsProblem(config);
+  if (problem) {
+    const field = problem.field.startsWith('rewardWeights.') ? 'rewardWeights' : (problem.field as Field);
+    throw new UsageError(`--${flagName(field)} ${valueText(config[field])}: ${problem.message}`);
   }
   return config;
 }

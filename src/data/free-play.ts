@@ -13,6 +13,13 @@ import type { Dataset, Question } from './types.ts';
 
 export const FREE_PLAY_QUESTION_ID = 'free-play';
 
+/**
+ * Steps a free-play episode may take (the environment uses it instead of `EnvConfig.budget` for a free-play
+ * question). Free play is exploration with no gold answer and no reward to protect, so the 10-step budget of a
+ * question would only cut a person off; 100 steps is an afternoon of queries and still ends a runaway policy.
+ */
+export const FREE_PLAY_BUDGET = 100;
+
 /** Every SQLite 3 database file starts with these 16 bytes. */
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 

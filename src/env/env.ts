@@ -15,7 +15,8 @@
  *   the rise of the potential Φ = best closeness so far, where a result's closeness counts only as far as it agrees
  *   with the gold on the database and on perturbed copies of it (closeness.ts). A correct answer settles: a correct
  *   episode of L steps returns w_c − w_o·0.01·(L − 1) whatever it did before; a wrong one costs one step and keeps Φ.
- * Episode end: an ANSWER terminates; running out of the step budget (default 10) truncates.
+ * Episode end: an ANSWER terminates; running out of the step budget (default 10; a free-play question, which has no
+ *   gold and pays no correctness or progress, gets FREE_PLAY_BUDGET = 100, src/data/free-play.ts) truncates.
  * Bounds: every value is clipped by the SQL worker before it arrives (src/sql/limits.ts); the observation text, the
  *   result kept in `observation.result` and the echoed action are bounded there too, so no step can flood a caller.
  * Version history:
@@ -33,6 +34,7 @@
  *        answering never loses to stalling. The weight check is exact. Observations list at most
  *        `maxObservationTables` tables.
  */
+import { FREE_PLAY_BUDGET } from '../data/free-play.ts';
 import type { Dataset, Question } from '../data/types.ts';
 import { createRng, pick } from '../data/rng.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
@@ -177,10 +179,10 @@ export class SqlEnv {
       `Database: ${question.dbId}`,
       `Tables: ${this.tableList(tables)}`,
       'Actions: DESCRIBE <table> | SAMPLE <table> | QUERY <one SELECT statement> | ANSWER <value>',
-      `Steps left: ${this.config.budget}`,
+      `Steps left: ${this.budgetOf(question)}`,
     ].join('\n');
     return {
-      observation: { text, question: question.question, dbId: question.dbId, tables: shown, ...(shown.length < tables.length && { tablesNotShown: tables.length - shown.length }), stepsLeft: this.config.budget },
+      observation: { text, question: question.question, dbId: question.dbId, tables: shown, ...(shown.length < tables.length && { tablesNotShown: tables.length - shown.length }), stepsLeft: this.budgetOf(question) },
       info: { seed, questionId: question.id, difficulty: question.difficulty, split: question.split },
     };
   }
@@ -194,7 +196,7 @@ export class SqlEnv {
     const effect = await this.apply(episode, action);
     episode.stepsUsed++;
     if (action.type === 'ANSWER') episode.terminated = true;
-    else if (episode.stepsUsed >= this.config.budget) episode.truncated = true;
+    else if (episode.stepsUsed >= this.budgetOf(episode.question)) episode.truncated = true;
 
     const components: RewardComponents = effect.correct
       ? settlementComponents(episode.stepsUsed, bestBefore, episode.operationalSoFar)
@@ -202,7 +204,7 @@ export class SqlEnv {
     episode.operationalSoFar += components.operational;
     const reward = totalReward(components, this.config.weights);
     episode.episodeReturn += reward;
-    const stepsLeft = this.config.budget - episode.stepsUsed;
+    const stepsLeft = this.budgetOf(episode.question) - episode.stepsUsed;
     const done = episode.terminated || episode.truncated;
     const ending = episode.truncated ? '\nNo steps left: the episode ended without an answer.' : '';
     const observation: Observation = {
@@ -346,6 +348,11 @@ export class SqlEnv {
     }
   }
 
+  /** The step budget of an episode on `question`: the configured one, or free play's own (see FREE_PLAY_BUDGET). */
+  private budgetOf(question: Question): number {
+    return question.freePlay === true ? FREE_PLAY_BUDGET : this.config.budget;
+  }
+
   state(): EnvState {
     const e = this.episode;
     if (!e) throw new EnvUsageError('Call reset() before state().');
@@ -354,7 +361,7 @@ export class SqlEnv {
       questionId: e.question.id,
       dbId: e.question.dbId,
       stepsUsed: e.stepsUsed,
-      stepsLeft: this.config.budget - e.stepsUsed,
+      stepsLeft: this.budgetOf(e.question) - e.stepsUsed,
       done: e.terminated || e.truncated,
       terminated: e.terminated,
       truncated: e.truncated,

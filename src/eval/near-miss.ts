@@ -2,15 +2,21 @@
  * A labelled near-miss corpus for the lenient ANSWER verifier (src/env/answer.ts), built from each question's gold
  * result: "right" answers are the gold written in the forms a person or model would use (the Oracle's form among
  * them), which the verifier must accept; "wrong" answers are near misses (a cell off by one, a rounded or truncated
- * value, a row missing, extra, replaced or out of order, two cells swapped), which it must reject.
+ * value, a text cut short or extended, a row missing, extra, replaced or out of order, two cells swapped), which it
+ * must reject.
  *
- * A near miss is kept only when it is truly different: Spider's strict metric (`executionMatch`) rejects it, AND it
- * still differs after the changes the lenient verifier ignores by design (case, spacing, surrounding quotes, a number
- * written as text, binary noise in a gold float) — so "Smith " truncated to "Smith" is not counted as a wrong answer.
- * A change that gives another result the gold SQL may legally return (rows tied on its ORDER BY keys, `goldTies`)
- * is a right answer, not a near miss, and is dropped too (`isLegalTieResult`, checked strictly, not by the verifier).
- * Near misses are written in the Oracle's form (`answerText`). Which cells and rows are changed is drawn from a
- * generator seeded by the corpus seed and the question id, so one seed gives one corpus.
+ * Labels come from the construction, never from the verifier under test (nothing here calls answer.ts to decide
+ * what is a near miss, so a verifier that reads "Smit" or "Smithx" as "Smith" cannot hide its mistake by dropping
+ * them from the corpus). Each change is made only where the documented rules say it must be wrong, with the
+ * argument beside it: a text loses or gains a letter (case, spacing and surrounding quotes, all the verifier may
+ * ignore, never add or remove a letter); an integer moves by one or is rounded to tens; a decimal moves by one, by
+ * 1 % (kept only when that still changes it in its last written decimal), is rounded to an integer or cut short where
+ * that is not a rounding; a row is dropped, duplicated, replaced by a row with a cell clearly unlike every gold cell,
+ * or swapped with a clearly different neighbour when the gold orders. Two checks that are not the lenient verifier
+ * then remove what is legally the gold after all: Spider's strict metric (`executionMatch`: the same multiset up to
+ * a column permutation) and the gold's ORDER BY ties (`isLegalTieResult`). Near misses are written in the Oracle's
+ * form (`answerText`). Which cells and rows are changed is drawn from a generator seeded by the corpus seed and the
+ * question id, so one seed gives one corpus.
  *
  * `goldNumberReport` is the analysis behind the verifier's number rule: the numeric gold cells, their decimals, and
  * the smallest gap between two distinct numbers of one gold result against the widest window the rule accepts.
@@ -32,13 +38,14 @@ export type NearMissKind =
   | 'off-by-1%'
   | 'rounded'
   | 'truncated'
+  | 'extended'
   | 'row-missing'
   | 'row-extra'
   | 'rows-out-of-order'
   | 'cells-swapped'
   | 'row-replaced';
 export const RIGHT_FORMS: readonly RightForm[] = ['oracle', 'json-rows', 'json-list', 'json-scalar', 'text-lines', 'text-commas'];
-export const NEAR_MISS_KINDS: readonly NearMissKind[] = ['off-by-one', 'off-by-1%', 'rounded', 'truncated', 'row-missing', 'row-extra', 'rows-out-of-order', 'cells-swapped', 'row-replaced'];
+export const NEAR_MISS_KINDS: readonly NearMissKind[] = ['off-by-one', 'off-by-1%', 'rounded', 'truncated', 'extended', 'row-missing', 'row-extra', 'rows-out-of-order', 'cells-swapped', 'row-replaced'];
 
 export type LabelledAnswer =
   | { questionId: string; label: 'right'; kind: RightForm; text: string }
@@ -50,7 +57,7 @@ export interface KindTally {
   kind: RightForm | NearMissKind;
   generated: number;
   accepted: number;
-  /** Near misses dropped before the corpus: strict-equal to the gold, or equal up to what the verifier ignores. */
+  /** Near misses dropped before the corpus: the gold by Spider's strict metric, or a legal tie result. */
   dropped: number;
 }
 
@@ -114,16 +121,21 @@ export function rightAnswers(q: Question): LabelledAnswer[] {
 // ---------------------------------------------------------------------------------------------------------------
 // Near misses
 
-/** A value as the lenient verifier sees it, for dropping near misses it treats as equal by design. */
-function lenientValue(v: SqlValue): SqlValue {
-  if (typeof v === 'number') return shownValue(v);
-  if (typeof v !== 'string') return v;
-  const text = normalizeText(v);
-  return readNumber(text).num ?? text;
+/**
+ * A gold number as the README's number rule reads it, computed here rather than taken from answer.ts: binary noise
+ * dropped (15 significant digits), and the decimals of its shortest text; undefined decimals with an exponent.
+ */
+function writtenNumber(v: number): { shown: number; decimals: number | undefined } {
+  const shown = Number.isInteger(v) ? v : Number(v.toPrecision(15));
+  return { shown, decimals: decimalsWritten(shown) };
 }
 
-function lenientTable(rows: SqlValue[][]): ResultTable {
-  return { columns: [], rows: rows.map((r) => r.map(lenientValue)) };
+/** Decimals of the shortest text of `x` (`String(x)`, the Oracle's form); undefined when it has an exponent. */
+function decimalsWritten(x: number): number | undefined {
+  const s = String(x);
+  if (s.includes('e')) return undefined;
+  const point = s.indexOf('.');
+  return point === -1 ? 0 : s.length - point - 1;
 }
 
 /** Digits of `g` cut (not rounded) to `d` decimals, from its shortest text; undefined when that has an exponent. */
@@ -134,25 +146,84 @@ function truncate(g: number, d: number): number | undefined {
   return Number(s.slice(0, point + 1 + d));
 }
 
-/** Cell changes of one value: [kind, new value]. */
+/** A letter at the end: removing it, or adding one, changes a text however case, spacing and quotes are read. */
+const ENDS_WITH_LETTER = /\p{L}$/u;
+/** The letter `extended` appends (as "Smith" → "Smithx"). */
+const EXTRA_LETTER = 'x';
+
+/**
+ * Cell changes of one value that are wrong by construction: [kind, new value]. The number rule (README "Numbers are
+ * as exact as they are written"): an integer answer must equal the gold; an answer with d decimals must be the gold
+ * rounded to d places, d ≥ min(2, the gold's decimals).
+ */
 function cellVariants(v: SqlValue): Array<[NearMissKind, SqlValue]> {
-  if (typeof v === 'string') return v.length >= 2 ? [['truncated', v.slice(0, -1)]] : [];
+  if (typeof v === 'string') {
+    if (v.trim() === '' || !ENDS_WITH_LETTER.test(v)) return [];
+    // One letter fewer (if one remains) or one more: a different text to any reader that keeps letters.
+    const cut: Array<[NearMissKind, SqlValue]> = /\p{L}|\p{N}/u.test(v.slice(0, -1)) ? [['truncated', v.slice(0, -1)]] : [];
+    return [...cut, ['extended', `${v}${EXTRA_LETTER}`]];
+  }
   if (typeof v !== 'number' || !Number.isFinite(v)) return [];
-  const out: Array<[NearMissKind, SqlValue]> = [['off-by-one', v + 1], ['off-by-one', v - 1]];
-  const shown = shownValue(v);
+  const { shown, decimals } = writtenNumber(v);
+  const out: Array<[NearMissKind, SqlValue]> = [];
+  // ±1 is outside every rounding window (at most ±0.5); where ±1 is not representable exactly, it is not made.
+  for (const moved of [shown + 1, shown - 1]) if (Math.abs(moved) < 2 ** 52 && moved !== shown) out.push(['off-by-one', moved]);
   if (Number.isInteger(shown)) {
-    if (Math.abs(shown) >= 100) out.push(['rounded', Math.round(shown / 10) * 10]);
+    // An integer answer must equal the gold: rounding to tens is wrong unless it gives the gold itself.
+    if (Math.abs(shown) >= 100 && shown % 10 !== 0 && Number.isSafeInteger(shown)) out.push(['rounded', Math.round(shown / 10) * 10]);
     return out;
   }
-  const d = shownDecimals(v);
-  for (const sign of [1, -1]) out.push(['off-by-1%', Number((shown + sign * 0.01 * Math.abs(shown)).toFixed(Math.min(d, 20)))]);
+  if (decimals === undefined) return out;
+  const unit = 10 ** -decimals;
+  for (const sign of [1, -1]) {
+    // Written with the gold's own d decimals and at least one unit of the d-th place away: not the gold rounded.
+    const moved = Number((shown + sign * 0.01 * Math.abs(shown)).toFixed(Math.min(decimals, 20)));
+    if (decimalsWritten(moved) === decimals && Math.round(Math.abs(moved - shown) / unit) >= 1) out.push(['off-by-1%', moved]);
+  }
+  // An integer for a non-integer gold: an integer answer must equal the gold.
   out.push(['rounded', Math.round(shown)]);
   for (const places of [1, 2]) {
-    // Only where truncating is not also a rounding: 19.62 for 19.625 is a tie, which rounds either way.
-    const cut = places < d ? truncate(shown, places) : undefined;
-    if (cut !== undefined && Math.abs(shown - cut) > 0.5 * 10 ** -places * (1 + 1e-9)) out.push(['truncated', cut]);
+    // Written with exactly `places` decimals (places < d, so places ≥ min(2, d) or the answer is too short anyway)
+    // and not the rounding: 19.62 for 19.625 is a tie, which rounds either way.
+    const cut = places < decimals ? truncate(shown, places) : undefined;
+    if (cut !== undefined && decimalsWritten(cut) === places && Math.abs(shown - cut) > 0.5 * 10 ** -places * (1 + 1e-9)) out.push(['truncated', cut]);
   }
   return out;
+}
+
+/** Letters and digits of a text, lower-cased: what every fair reading of it keeps. */
+function lettersAndDigits(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * Whether no fair reading can take cell `a` for cell `b`, decided conservatively by construction (false when in
+ * doubt): numbers at least 1 apart; a number and a text without digits; texts whose letters and digits differ,
+ * unless both hold digits (numbers written as text: compared as numbers, when readable, else in doubt); NULL and a
+ * value that is neither empty nor a NULL word. BLOBs are always in doubt.
+ */
+function clearlyDifferent(a: SqlValue, b: SqlValue): boolean {
+  if (a instanceof Uint8Array || b instanceof Uint8Array) return false;
+  if (a === null || b === null) {
+    const other = a === null ? b : a;
+    if (other === null) return false;
+    return typeof other === 'number' || !['', 'null', 'none'].includes(lettersAndDigits(other));
+  }
+  const asNumber = (x: string | number): number | undefined => {
+    if (typeof x === 'number') return x;
+    if (!/\p{N}/u.test(x)) return undefined;
+    const n = Number(x.trim().replaceAll(',', ''));
+    return Number.isFinite(n) ? n : Number.NaN;
+  };
+  const [na, nb] = [asNumber(a), asNumber(b)];
+  if (na !== undefined && nb !== undefined) return !Number.isNaN(na) && !Number.isNaN(nb) && Math.abs(na - nb) >= 1;
+  if (na !== undefined || nb !== undefined) return true; // a number (or digits) against a text without digits
+  return lettersAndDigits(String(a)) !== lettersAndDigits(String(b));
+}
+
+/** Whether `row` has a cell clearly unlike every cell of `others`: no column permutation can pair it with them. */
+function hasForeignCell(row: readonly SqlValue[], others: ReadonlyArray<readonly SqlValue[]>): boolean {
+  return row.some((x) => others.every((other) => other.every((y) => clearlyDifferent(x, y))));
 }
 
 function withCell(rows: SqlValue[][], r: number, c: number, value: SqlValue): SqlValue[][] {
@@ -198,20 +269,25 @@ function candidateMisses(q: Question, pool: RowPool, rng: Rng): Array<[NearMissK
     out.push(['row-missing', rows.filter((_, i) => i !== drop)]);
     out.push(['row-extra', [...rows, rows[randomInt(rng, n)]]]);
   }
+  // An extra row makes n + 1 rows where the gold has n (a multiset): wrong whatever the row. A replacing row needs a
+  // cell no gold cell can be read as, so it pairs with no gold row.
   const others = (pool.get(`${q.dbId}|${m}`) ?? []).filter((row) => !rows.some((g) => sameRow(g, row)));
-  if (others.length > 0) {
-    out.push(['row-extra', [...rows, pick(rng, others)]]);
+  const foreign = others.filter((row) => hasForeignCell(row, rows));
+  if (others.length > 0) out.push(['row-extra', [...rows, pick(rng, others)]]);
+  if (foreign.length > 0) {
     const at = randomInt(rng, Math.max(n, 1));
-    out.push(['row-replaced', n === 0 ? [pick(rng, others)] : rows.map((row, i) => (i === at ? pick(rng, others) : row))]);
+    out.push(['row-replaced', n === 0 ? [pick(rng, foreign)] : rows.map((row, i) => (i === at ? pick(rng, foreign) : row))]);
   } else if (n >= 2) {
+    // A gold row in place of another: one row fewer of the replaced kind, so it needs a cell unlike the copied row's.
     const [a, b] = [randomInt(rng, n), randomInt(rng, n)];
-    out.push(['row-replaced', rows.map((row, i) => (i === a ? rows[b === a ? (a + 1) % n : b] : row))]);
+    const from = b === a ? (a + 1) % n : b;
+    if (hasForeignCell(rows[a], [rows[from]])) out.push(['row-replaced', rows.map((row, i) => (i === a ? rows[from] : row))]);
   }
   if (q.orderMatters && n >= 2) {
     const start = randomInt(rng, n - 1);
     for (let k = 0; k < n - 1; k++) {
       const i = (start + k) % (n - 1);
-      if (sameRow(rows[i], rows[i + 1])) continue;
+      if (!hasForeignCell(rows[i], [rows[i + 1]])) continue;
       out.push(['rows-out-of-order', rows.map((row, j) => (j === i ? rows[i + 1] : j === i + 1 ? rows[i] : row))]);
       break;
     }
@@ -219,7 +295,7 @@ function candidateMisses(q: Question, pool: RowPool, rng: Rng): Array<[NearMissK
   if (n >= 2 && m >= 2) {
     const r = randomInt(rng, n);
     const row = rows[r];
-    const pairs = row.flatMap((x, i) => row.flatMap((y, j) => (i < j && valueKey(x) !== valueKey(y) ? [[i, j] as const] : [])));
+    const pairs = row.flatMap((x, i) => row.flatMap((y, j) => (i < j && clearlyDifferent(x, y) ? [[i, j] as const] : [])));
     if (pairs.length > 0) {
       const [i, j] = pick(rng, pairs);
       out.push(['cells-swapped', withCell(withCell(rows, r, i, row[j]), r, j, row[i])]);
@@ -257,13 +333,12 @@ function sameRow(a: readonly SqlValue[], b: readonly SqlValue[]): boolean {
 export function nearMisses(q: Question, pool: RowPool, seed: number = NEAR_MISS_SEED): { answers: LabelledAnswer[]; dropped: Map<NearMissKind, number> } {
   const rng = createRng(seed ^ hashString(q.id));
   const gold: ResultTable = q.goldResult;
-  const lenientGold = lenientTable(gold.rows);
   const answers: LabelledAnswer[] = [];
   const dropped = new Map<NearMissKind, number>();
   for (const [kind, rows] of candidateMisses(q, pool, rng)) {
     const table: ResultTable = { columns: gold.columns, rows };
-    const different =
-      !executionMatch(gold, table, q.orderMatters) && !executionMatch(lenientGold, lenientTable(rows), q.orderMatters) && !isLegalTieResult(rows, q.goldTies);
+    // Not the lenient verifier: Spider's strict metric and the gold's legal ties (see the header).
+    const different = !executionMatch(gold, table, q.orderMatters) && !isLegalTieResult(rows, q.goldTies);
     if (different) answers.push({ questionId: q.id, label: 'wrong', kind, text: answerText(table) });
     else dropped.set(kind, (dropped.get(kind) ?? 0) + 1);
   }

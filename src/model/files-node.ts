@@ -12,6 +12,7 @@ import { CheckpointError, loadCheckpoint, shardFiles, type LoadedModel, type Loa
 import { checkFileSize, MAX_FILE_BYTES, type CappedFile } from './file-caps.ts';
 import { checkBytesFit, checkModelFits, DEFAULT_MODEL_BUDGET_BYTES } from './model-budget.ts';
 import { checkModelFilePath } from './model-path.ts';
+import { TEST_MODEL_FIELD, testModelMarkerJson } from './test-model-marker.ts';
 import { writeSafetensors, type SafetensorsDtype, type TensorToWrite } from './safetensors.ts';
 import { randomModelWeights } from './tiny-model.ts';
 import { createTokenizer, TokenizerError, type Tokenizer } from './tokenizer.ts';
@@ -130,18 +131,26 @@ export async function qwen3TokenizerConfig(): Promise<Record<string, unknown>> {
 
 export interface WriteTinyModelOptions {
   dtype: SafetensorsDtype;
+  /** What config.json's test-model mark (test-model-marker.ts) names as the writer, and its seed when known. */
+  generator?: { name: string; seed: number | null };
 }
 
 /**
- * Writes config.json, generation_config.json, model.safetensors (seeded random weights) and the tokenizer files
- * into `dir`. Returns the files written.
+ * Writes config.json (marked as a test model: test-model-marker.ts), generation_config.json, model.safetensors
+ * (seeded random weights) and the tokenizer files into `dir`. Returns the files written.
  */
 export async function writeTinyModel(dir: string, config: ModelConfig, rng: Rng, options: WriteTinyModelOptions): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const weights = randomModelWeights(config, rng);
   const toWrite = new Map<string, TensorToWrite>();
   for (const [name, t] of weights) toWrite.set(name, { shape: t.shape, data: t.data, dtype: options.dtype });
-  const hfConfig = { ...toHfConfigJson(config), torch_dtype: options.dtype === 'F32' ? 'float32' : options.dtype === 'F16' ? 'float16' : 'bfloat16' };
+  const generator = options.generator ?? { name: 'writeTinyModel (src/model/files-node.ts)', seed: null };
+  const hfConfig = {
+    ...toHfConfigJson(config),
+    torch_dtype: options.dtype === 'F32' ? 'float32' : options.dtype === 'F16' ? 'float16' : 'bfloat16',
+    // Every model written here has random weights: the page says so wherever it plays.
+    [TEST_MODEL_FIELD]: testModelMarkerJson(generator.name, generator.seed),
+  };
   const generationConfig = {
     bos_token_id: config.bosTokenId,
     eos_token_id: config.eosTokenIds,

@@ -57,8 +57,8 @@ export class SqlEngine {
   private readonly goldRuns = new Map<string, ReadResult | null>();
   /** Lower-cased table, view and column names by copies key (so by content: reloads reuse them). */
   private readonly names = new Map<string, Set<string>>();
-  /** Copy sets built so far and kept now, gold runs computed (for tests and benchmarks). */
-  readonly copyStats = { built: 0, kept: 0, goldRuns: 0 };
+  /** Copy sets built so far, kept now and built with a copy missing; gold runs computed (for tests and benchmarks). */
+  readonly copyStats = { built: 0, kept: 0, incomplete: 0, goldRuns: 0 };
   private readonly sql: SqlJsStatic;
   private readonly budget: ResultBudget;
 
@@ -177,7 +177,9 @@ export class SqlEngine {
 
   /**
    * Runs `sql` and `goldSql` on each perturbed copy of `dbKey` (the gold's runs cached). A failure of SQLite on a copy is a null result there; `sql` refused by the guard
-   * throws, as `query` does.
+   * throws, as `query` does. When any copy of the database could not be built, no copy judges (an empty run, which
+   * closeness.ts scores 0): with a copy missing, a guess that only that copy would expose could be paid, so the
+   * engine fails closed rather than judging with the copies it has (logged once per copy set, in `copies`).
    */
   runOnCopies(dbKey: string, sql: string, goldSql: string, maxRows: number): CopiesRun {
     const statement = guard(sql);
@@ -186,9 +188,11 @@ export class SqlEngine {
     const source = this.sources.get(dbKey);
     const copiesKey = source?.copiesKey ?? `db:${dbKey}`;
     const copies: CopyRun[] = [];
+    const built = this.copies(dbKey);
+    if (built.some((copy) => copy === null)) return { copies };
     const names = this.schemaNames(copiesKey, db);
     const literals = goldTextLiterals(gold, names);
-    this.copies(dbKey).forEach((copy, index) => {
+    built.forEach((copy, index) => {
       if (!copy) return;
       // On a copy whose values changed, the gold's own literals are spelled as the copy spells them (perturbed-copies.ts).
       const spell = (text: string) => (copy.plan.changeValues ? rewriteGoldLiterals(text, literals, names, copy.seeds) : text);
@@ -251,6 +255,11 @@ export class SqlEngine {
     const built = buildPerturbedCopies(this.sql, source.bytes);
     this.copySets.set(key, built);
     this.copyStats.built++;
+    const missing = built.flatMap((copy, index) => (copy === null ? [index] : []));
+    if (missing.length > 0) {
+      this.copyStats.incomplete++;
+      console.warn(`SQLite could not build perturbed cop${missing.length === 1 ? 'y' : 'ies'} ${missing.join(', ')} of '${dbKey}': no statement on it earns closeness (progress), since what those copies would expose cannot be checked.`);
+    }
     const shared = [...this.copySets.keys()].filter((k) => k.startsWith('content:'));
     for (const old of shared.slice(0, Math.max(0, shared.length - MAX_SHARED_COPY_SETS))) this.dropCopies(old);
     this.copyStats.kept = this.copySets.size;

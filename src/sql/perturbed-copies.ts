@@ -231,7 +231,7 @@ export function openReadOnly(sql: SqlJsStatic, bytes: Uint8Array): Database {
 
 /**
  * The copies of the database in `bytes`, one per COPY_PLANS entry, each open read-only on a fresh connection; a
- * copy SQLite could not build is null (the caller judges with the copies it has). Throws only what is not an
+ * copy SQLite could not build is null (the engine then judges with none: engine.ts). Throws only what is not an
  * SQLite error (a trap inside WASM), so the worker host can replace the worker.
  */
 export interface PerturbedCopy {

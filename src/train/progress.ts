@@ -4,14 +4,17 @@
  * rate measured so far (elapsed × remaining / done), and `finish` reports it complete.
  *
  * Reports are throttled to one per `minIntervalMs` (a fast GPU decodes hundreds of tokens a second, each a report
- * crossing postMessage), except the first of an activity and its completion, which always go out: so the page hears
- * of every activity as soon as it starts, whatever its length.
+ * crossing postMessage), except the first of an activity, its completion and its `milestone`s, which always go out:
+ * so the page hears of every activity as soon as it starts, and of each part of a long one (a forward pass, a
+ * backward pass) as it begins, whatever its length.
  */
 import type { TrainActivity, TrainProgress } from './types.ts';
 
 export interface ActivityProgress {
   /** `done` of `total` units (clamped to [0, total]); `tokens` generated so far where it applies. */
   update(done: number, total: number, text: string, tokens?: number): void;
+  /** As `update`, never throttled: for a few reports each of which starts a part that may take long. */
+  milestone(done: number, total: number, text: string): void;
   /** The activity is complete (reported as done = total). */
   finish(text?: string): void;
 }
@@ -41,6 +44,10 @@ export class ProgressReporter {
       update: (done, n, updatedText, tokens) => {
         latest = { done: Math.max(0, Math.min(done, n)), total: n, text: updatedText, tokens };
         send(false);
+      },
+      milestone: (done, n, updatedText) => {
+        latest = { done: Math.max(0, Math.min(done, n)), total: n, text: updatedText, tokens: undefined };
+        send(true);
       },
       finish: (finalText) => {
         latest = { ...latest, done: latest.total, text: finalText ?? latest.text };

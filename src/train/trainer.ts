@@ -28,9 +28,11 @@
  * Stop and pause: generation (evaluations, rollouts, the SFT trace) runs under an AbortSignal that reaches the
  * model's decode loop, so `stop` and `pause` interrupt it within one decode step. A paused step or evaluation waits,
  * then starts again from its beginning on `resume` (its seeds make it the same work; nothing of it was applied yet).
- * An update is not interrupted by a pause (its gradient is half accumulated): the pause waits for its end. `stop`
- * also ends an update between micro-batches (the optimizer step is not taken, so the adapter stays the previous
- * step's). `onStateChange` says when the run is actually paused or running again. Every random choice derives from (seed, step, …), so a run is
+ * An update pauses between its passes (after any micro-batch's forward or backward): the run waits there with its
+ * half-accumulated gradient held and, on `resume`, goes on with the next pass — nothing is redone. `stop` also ends
+ * an update between passes (the optimizer step is not taken, so the adapter stays the previous step's).
+ * `onStateChange` says when the run is actually paused (and where: `PausePoint`, which says what Resume does) or
+ * running again. Every random choice derives from (seed, step, …), so a run is
  * repeatable and `run({ startStep })` continues one exactly when the caller restores the adapter and its optimizer
  * state (the AdamW step number is derived from the step).
  *
@@ -50,6 +52,7 @@ import { groupAdvantages, lossNormaliser, pgLoss } from './grpo.ts';
 import { effectiveLimits, MicroBatchError, packMicroBatches } from './microbatch.ts';
 import type { TrainableModel } from './policy-model.ts';
 import { ProgressReporter, type ActivityProgress } from './progress.ts';
+import { assertValidSettings, TrainConfigError } from './settings-check.ts';
 import { deriveSeed, rollout, rolloutGroups, type RolledEpisode, type RolloutHooks, type RolloutProgress, type RolloutSettings } from './rollout.ts';
 import { actionText, buildSftExamples, sftLoss, type SftExample } from './sft.ts';
 import { DEFAULT_TRAIN_CONFIG, type EvalPoint, type RewardMeans, type StepMetrics, type TraceEntry, type TrainConfig, type TrainProgress } from './types.ts';
@@ -79,9 +82,17 @@ export interface TrainerCallbacks {
   onCheckpoint?(step: number): Promise<void> | void;
   /** What the run is doing now (see progress.ts); throttled, but every activity's start and end are reported. */
   onProgress?(progress: TrainProgress): void;
-  /** The run is actually paused (its generation interrupted or its update done), or running again. */
-  onStateChange?(state: TrainerState): void;
+  /** The run is actually paused (`pausedAt` says where, hence what Resume does), or running again. */
+  onStateChange?(state: TrainerState, pausedAt?: PausePoint): void;
 }
+
+/**
+ * Where a pause took hold, which says what Resume does: 'update' — between two passes of an update, Resume goes on
+ * with the next pass (the gradient accumulated so far is kept; nothing is redone); 'generation' — rollouts, an
+ * evaluation or a trace were interrupted, Resume runs them again from their beginning (same seeds, same result);
+ * 'between-steps' — nothing was under way, Resume goes on with the next step.
+ */
+export type PausePoint = 'update' | 'generation' | 'between-steps';
 
 export type TrainerState = 'idle' | 'running' | 'paused' | 'stopped' | 'finished' | 'failed';
 
@@ -102,9 +113,8 @@ export class TrainInterrupted extends Error {
   }
 }
 
-export class TrainConfigError extends Error {
-  override name = 'TrainConfigError';
-}
+// The settings check lives in settings-check.ts (shared with the Train view, the CLI and the worker).
+export { TrainConfigError };
 
 /** The update ran out of device memory: the message names a smaller setting. */
 export class TrainMemoryError extends Error {
@@ -120,25 +130,9 @@ export class TrainMemoryError extends Error {
 
 const OBSERVATION_CHARS = 600;
 
-/** The settings that are plain numbers. */
-type NumericSetting = { [K in keyof TrainConfig]: TrainConfig[K] extends number ? K : never }[keyof TrainConfig];
-
+/** Throws `TrainConfigError` (with the field at fault) unless `c` passes the one settings check (settings-check.ts). */
 export function validateTrainConfig(c: TrainConfig): void {
-  const positiveInt: Array<NumericSetting> = ['steps', 'groupSize', 'promptsPerStep', 'updatesPerRollout', 'maxTurns', 'maxNewTokensPerTurn', 'maxEpisodeTokens', 'sftExamplesPerStep', 'loraRank'];
-  for (const k of positiveInt) {
-    const v = c[k];
-    if (!Number.isInteger(v) || v <= 0) throw new TrainConfigError(`${k} must be a positive integer, got ${v}`);
-  }
-  const nonNegative: Array<NumericSetting> = ['lr', 'warmupSteps', 'weightDecay', 'maxGradNorm', 'temperature', 'clipEpsLow', 'clipEpsHigh', 'klBeta', 'microBatchTokens', 'evalEvery', 'evalTrainSamples', 'evalEvalSamples', 'traceEvery', 'checkpointEvery'];
-  for (const k of nonNegative) {
-    const v = c[k];
-    if (!Number.isFinite(v) || v < 0) throw new TrainConfigError(`${k} must be a finite number ≥ 0, got ${v}`);
-  }
-  if (c.algo === 'grpo' && c.groupSize < 2) throw new TrainConfigError('groupSize must be at least 2: advantages compare episodes of one prompt');
-  if (!(c.topP > 0 && c.topP <= 1)) throw new TrainConfigError(`topP must be in (0, 1], got ${c.topP}`);
-  if (c.algo === 'grpo' && c.temperature <= 0) throw new TrainConfigError('GRPO samples: temperature must be > 0');
-  if (c.clipEpsLow >= 1) throw new TrainConfigError('clipEpsLow must be below 1');
-  if (c.lossType !== 'dapo' && c.lossType !== 'dr_grpo') throw new TrainConfigError(`lossType must be 'dapo' or 'dr_grpo', got ${String(c.lossType)}`);
+  assertValidSettings(c);
 }
 
 function mean(xs: readonly number[]): number {
@@ -383,16 +377,20 @@ export class Trainer {
     // No signal (every group's rewards equal, no KL): no update at all. An AdamW step on a zero gradient would still
     // move the adapter along its momentum.
     const updates = batches.length === 0 ? 0 : c.updatesPerRollout;
-    const updating = this.updateProgress(step, batches.length * updates);
+    const updating = this.updateProgress(step, batches.length * updates, updates * batches.reduce((a, mb) => a + tokenCount(mb), 0));
     for (let update = 1; update <= updates; update++) {
       let passLoss = 0;
       let passKl = 0;
       await this.guardMemory(largest, async () => {
         for (const mb of batches) {
+          const mbTokens = tokenCount(mb);
           if (c.klBeta > 0 && update === 1) {
+            updating.phase('reference forward', mbTokens);
             const ref = await model.forward(mb, { ...scoring, reference: true });
             splitScores(mb, ref, (it, s) => (it.ref = s));
+            await updating.pausePoint();
           }
+          updating.phase('forward', mbTokens);
           const lp = await model.forward(mb, scoring);
           if (update === 1) {
             splitScores(mb, lp, (it, s) => (it.old = s));
@@ -418,8 +416,10 @@ export class Trainer {
           passLoss += r.loss;
           clipped += r.clipped;
           passKl += r.klSum;
+          await updating.pausePoint();
+          updating.phase('backward', mbTokens);
           await model.backward(r.grad);
-          updating.next();
+          await updating.next(mbTokens);
         }
         gradNorm = (await model.optimizerStep(this.adamw(step, update))).gradNorm;
       });
@@ -503,14 +503,18 @@ export class Trainer {
     const largest = Math.max(0, ...batches.map((b) => b.reduce((a, e) => a + e.tokenIds.length, 0)));
     let loss = 0;
     let gradNorm = 0;
-    const updating = this.updateProgress(step, batches.length);
+    const updating = this.updateProgress(step, batches.length, batches.reduce((a, mb) => a + tokenCount(mb), 0));
     await this.guardMemory(largest, async () => {
       for (const mb of batches) {
+        const mbTokens = tokenCount(mb);
+        updating.phase('forward', mbTokens);
         const lp = await model.forward(mb);
         const r = sftLoss(lp, N);
         loss += r.loss;
+        await updating.pausePoint();
+        updating.phase('backward', mbTokens);
         await model.backward(r.grad);
-        updating.next();
+        await updating.next(mbTokens);
       }
       gradNorm = (await model.optimizerStep(this.adamw(step, 1))).gradNorm;
     });
@@ -521,17 +525,29 @@ export class Trainer {
   }
 
   /**
-   * Progress of an update of `total` micro-batches: `next()` after each; a stop requested meanwhile ends the update
-   * there (TrainInterrupted), before the optimizer step.
+   * Progress of an update of `total` micro-batch passes over `totalTokens` tokens (a pass: a micro-batch's forwards
+   * and its backward), in reports that always reach the page (a pass can take a minute on a slow device, so each of
+   * its parts is news): `phase` as a forward or backward starts, `next` when a pass is done. `pausePoint` (also run by
+   * `next`) is where an update pauses and stops: a pause waits there (PausePoint 'update'; Resume goes on with the
+   * next part, the gradient so far kept), a stop ends the update there (TrainInterrupted), before the optimizer step.
    */
-  private updateProgress(step: number, total: number): { next(): void; finish(): void } {
-    const activity = this.progress.begin('update', step, `Step ${step}: update, micro-batch 0 of ${total}`, total);
+  private updateProgress(step: number, total: number, totalTokens: number) {
+    const head = `Step ${step}: update`;
+    const activity = this.progress.begin('update', step, `${head}, micro-batch 0 of ${total} (${totalTokens} tokens)`, total);
     let done = 0;
+    let tokensDone = 0;
+    const pausePoint = async (): Promise<void> => {
+      if (this.pauseRequested) await this.waitIfPaused('update');
+      if (this.stopRequested) throw new TrainInterrupted('stop');
+    };
     return {
-      next: () => {
+      phase: (pass: 'forward' | 'reference forward' | 'backward', tokens: number) => activity.milestone(done, total, `${head}, micro-batch ${done + 1} of ${total}: ${pass} pass (${tokens} tokens)`),
+      pausePoint,
+      next: async (tokens: number) => {
         done++;
-        activity.update(done, total, `Step ${step}: update, micro-batch ${done} of ${total}`);
-        if (this.stopRequested) throw new TrainInterrupted('stop');
+        tokensDone += tokens;
+        activity.milestone(done, total, `${head}, micro-batch ${done} of ${total} done (${tokensDone} of ${totalTokens} tokens)`);
+        await pausePoint();
       },
       finish: () => activity.finish(),
     };
@@ -564,10 +580,10 @@ export class Trainer {
     };
   }
 
-  private async waitIfPaused(): Promise<void> {
+  private async waitIfPaused(at: PausePoint): Promise<void> {
     if (!this.pauseRequested || this.stopRequested) return;
     this.stateValue = 'paused';
-    this.callbacks.onStateChange?.('paused');
+    this.callbacks.onStateChange?.('paused', at);
     while (this.pauseRequested && !this.stopRequested) {
       await new Promise<void>((resolve) => (this.resumeWaiter = resolve));
       this.resumeWaiter = null;
@@ -589,7 +605,7 @@ export class Trainer {
       } catch (e) {
         if (!(e instanceof TrainInterrupted)) throw e;
         if (this.stopRequested) return null;
-        await this.waitIfPaused();
+        await this.waitIfPaused('generation');
         if (this.stopRequested) return null;
       }
     }
@@ -604,9 +620,14 @@ export class Trainer {
     this.stopRequested = false;
     this.stateValue = 'running';
     /** False when the run was stopped during the evaluation. */
+    /** Set when a stop cut the run short (a step or an evaluation it would have done is left undone). */
+    let cut = false;
     const emitEval = async (step: number): Promise<boolean> => {
       const point = await this.attempt(() => this.evaluate(step));
-      if (point === null) return false;
+      if (point === null) {
+        cut = true;
+        return false;
+      }
       result.evals.push(point);
       this.callbacks.onEval?.(point);
       return true;
@@ -616,8 +637,11 @@ export class Trainer {
       if (c.evalEvery > 0 && start === 0) await emitEval(0);
       let seconds = 0;
       for (let step = start + 1; step <= c.steps; step++) {
-        await this.waitIfPaused();
-        if (this.stopRequested) break;
+        await this.waitIfPaused('between-steps');
+        if (this.stopRequested) {
+          cut = true;
+          break;
+        }
         let trace: TraceEntry | null = null;
         const wantTrace = c.traceEvery > 0 && step % c.traceEvery === 0;
         let metrics: StepMetrics | null;
@@ -628,7 +652,10 @@ export class Trainer {
         } else {
           metrics = (await this.attempt(() => this.sftStep(step)))?.metrics ?? null;
         }
-        if (metrics === null) break; // stopped during the step: nothing of it was applied
+        if (metrics === null) {
+          cut = true; // stopped during the step: nothing of it was applied
+          break;
+        }
         if (c.algo === 'sft' && wantTrace) {
           const traced = this.progress.begin('trace', step, `Step ${step}: a greedy episode for the trace`);
           const episodes = await this.attempt(() =>
@@ -638,6 +665,7 @@ export class Trainer {
           );
           traced.finish();
           if (episodes) trace = traceFromEpisode(step, episodes[0]);
+          else cut = true;
         }
         seconds += metrics.seconds.total;
         metrics.etaSeconds = (seconds / (step - start)) * (c.steps - step);
@@ -659,10 +687,16 @@ export class Trainer {
       this.stateValue = 'failed';
       throw e;
     }
-    result.stopped = this.stopRequested && result.lastStep < c.steps;
+    // Stopped even when every step was done but the final evaluation was cut: the run did not finish what it set out to.
+    result.stopped = cut;
     this.stateValue = result.stopped ? 'stopped' : 'finished';
     return result;
   }
+}
+
+/** Tokens of a micro-batch (its sequences' full lengths: what its forward and backward run over). */
+function tokenCount(items: ReadonlyArray<{ tokenIds: readonly number[] }>): number {
+  return items.reduce((a, it) => a + it.tokenIds.length, 0);
 }
 
 function concat(parts: readonly Float32Array[]): Float32Array {

@@ -9,6 +9,7 @@ import type { GivenFile } from '../data/spider-source-memory.ts';
 import type { Question, SplitSelector } from '../data/types.ts';
 import type { StepResult } from '../env/types.ts';
 import type { TranscriptStep } from '../eval/transcript.ts';
+import type { TestModelMarker } from '../model/test-model-marker.ts';
 import type { PolicyDecision, TurnProgress } from '../policies/policy.ts';
 import type { ResolvedLlmSettings } from './llm-settings.ts';
 
@@ -102,4 +103,6 @@ export interface LoadedModelInfo {
   settings: ResolvedLlmSettings;
   /** Shots actually built (fewer than asked when the shot dataset has fewer train questions). */
   shotsBuilt: number;
+  /** Set for a model with random test weights (its config.json's mark, src/model/test-model-marker.ts). */
+  testModel?: TestModelMarker | null;
 }

@@ -35,6 +35,7 @@ import { DEFAULT_DECODE_WEIGHTS, type WeightFormat } from '../gpu/quant.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { loadCheckpoint } from '../model/load.ts';
 import { loraScale, type LoraAdapter } from '../model/lora.ts';
+import { readTestModelMarker, type TestModelMarker } from '../model/test-model-marker.ts';
 import { createTokenizer, type Tokenizer } from '../model/tokenizer.ts';
 import { BatchedGenerator, type Variant } from '../policies/llm/batched-generator.ts';
 import type { Generate } from '../policies/llm/llm-policy.ts';
@@ -74,6 +75,8 @@ export interface AdapterSource {
 export interface LoadedLlm {
   label: string;
   config: ModelConfig;
+  /** The mark of a model with random test weights (config.json, test-model-marker.ts); null or absent: a real model. */
+  testModel?: TestModelMarker | null;
   tokenizer: Tokenizer;
   /** The base model (no adapter). */
   generate: Generate;
@@ -107,6 +110,7 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   };
   const files = await reader.read(onProgress, signal);
   checkCancel();
+  const testModel = readTestModelMarker(files.checkpoint.configJson);
   onProgress({ phase: 'tokenizer', loaded: 0, total: 1 });
   const tokenizer = await createTokenizer(files.tokenizerJson, files.tokenizerConfigJson);
   checkCancel();
@@ -234,6 +238,7 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   return {
     label,
     config,
+    testModel,
     tokenizer,
     generate: generateFor(null),
     generateWith: generateFor,

@@ -16,8 +16,8 @@
  * config) rejects instead.
  *
  * What a run is doing streams as 'progress' events (loading here, the rest from the trainer). Stop and pause reach
- * the trainer's decode loop at once (trainer.ts); the 'paused' phase is reported when the trainer has actually
- * paused. A stopped run saves a checkpoint of its last step (unless one was just saved), so it can be resumed.
+ * the trainer's decode loop at once, and an update between two passes (trainer.ts); the 'paused' phase is reported
+ * when the trainer has actually paused, with a note on what Resume will do (`pauseNote`). A stopped run saves a checkpoint of its last step (unless one was just saved), so it can be resumed.
  *
  * While a run goes, a record of it (`ActiveRunRecord`: request, model and its source, step, newest checkpoint) is kept
  * in the store and deleted when the run ends; `interruptedRuns` lists the records a run of an earlier page left
@@ -33,7 +33,7 @@ import type { LoraConfig } from '../model/lora.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import { MicroBatchError } from '../train/microbatch.ts';
 import type { CheckpointableModel } from '../train/policy-model.ts';
-import { TrainMemoryError, Trainer, validateTrainConfig } from '../train/trainer.ts';
+import { TrainMemoryError, Trainer, validateTrainConfig, type PausePoint } from '../train/trainer.ts';
 import type { TrainConfig } from '../train/types.ts';
 import { ProgressReporter } from '../train/progress.ts';
 import type { AdapterLibrary } from './adapter-library.ts';
@@ -157,7 +157,7 @@ export class TrainService {
     await this.execute(run, base, dataset, saved);
   }
 
-  /** Running: the trainer pauses within one decode step (or after the update in progress) and then says so. */
+  /** Running: the trainer pauses within one decode step (or between two passes of an update) and then says so. */
   pause(): void {
     const r = this.run;
     if (!r || r.pauseRequested || (r.phase !== 'running' && r.phase !== 'loading')) return;
@@ -314,8 +314,8 @@ export class TrainService {
         },
         onCheckpoint: (step) => this.checkpoint(r, base, model, step),
         onProgress: (progress) => r.emit({ type: 'progress', progress }),
-        onStateChange: (state) => {
-          if (state === 'paused') this.setPhase(r, 'paused', 'Resume starts the interrupted step or evaluation again from its beginning (same seeds, same result).');
+        onStateChange: (state, pausedAt) => {
+          if (state === 'paused') this.setPhase(r, 'paused', pauseNote(pausedAt ?? 'between-steps'));
           else if (state === 'running') this.setPhase(r, 'running');
         },
       });
@@ -381,6 +381,20 @@ export class TrainService {
       message = new TrainStorageFullError(`the adapter '${r.request.adapterName ?? r.adapterId}'`).message;
     }
     this.setPhase(r, phase, message);
+  }
+}
+
+/** What Resume will do, said when the run has paused at `at` (see PausePoint). */
+export function pauseNote(at: PausePoint): string {
+  switch (at) {
+    case 'update':
+      return 'Paused inside the update, between two passes: Resume goes on from there (nothing is redone).';
+    case 'generation':
+      return 'Resume starts the interrupted episodes (rollouts or evaluation) again from their beginning: same seeds, same result.';
+    case 'between-steps':
+      return 'Resume goes on with the next part of the run (nothing is redone).';
+    default:
+      return at satisfies never;
   }
 }
 

@@ -12,9 +12,9 @@ import { SwigluBackwardOp } from '../../src/gpu/kernels/swiglu-backward.ts';
 import { nodeGpu } from '../../src/gpu/node/node-gpu.ts';
 import { Recorder } from '../../src/gpu/recorder.ts';
 import { Scope, randomF32 } from '../../src/gpu-tests/util.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const seed = Math.floor(Math.random() * 2 ** 31);
-console.log(`train-gpu-timer seed ${seed}`);
+const seed = testSeed('tests/bench/train-gpu-timer.test.ts');
 
 describe('installDispatchTimer', () => {
   let ctx: GpuContext | null = null;

@@ -30,9 +30,9 @@ import type { Policy, PolicyContext } from '../../src/policies/policy.ts';
 import { LocalSqlExecutor } from '../../src/sql/executor.ts';
 import { ReferenceTrainableModel } from '../../src/train/reference-model.ts';
 import { sqlenv, storedWeights, tinyModelFolder, TINY } from './model-fixture.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const SEED = Math.floor(Math.random() * 2 ** 31);
-console.log(`explain-command.test.ts seed ${SEED}`);
+const SEED = testSeed('tests/cli/explain-command.test.ts');
 const MAX_NEW = 4;
 const CONTEXT = 1024;
 

@@ -1,6 +1,7 @@
 import initSqlJs from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dataset } from '../../src/data/types.ts';
+import { FREE_PLAY_BUDGET } from '../../src/data/free-play.ts';
 import { EnvUsageError, SqlEnv } from '../../src/env/env.ts';
 import { OPERATIONAL } from '../../src/env/rewards.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
@@ -176,6 +177,22 @@ describe('free play', () => {
     const a = await env.step('ANSWER 5');
     expect(a.observation.text).toContain('no gold answer');
     expect(a.info.components.correctness).toBe(0);
+  });
+
+  it('keeps its own budget (FREE_PLAY_BUDGET), not the 10 steps of a question, while a question keeps the configured one', async () => {
+    const question = { ...dataset.questions[0], id: 'free', question: 'Free play', freePlay: true, goldResult: { columns: [], rows: [] } };
+    const env = new SqlEnv({ ...dataset, questions: [question, dataset.questions[0]] }, executor, { budget: 3 });
+    const reset = await env.reset({ questionId: 'free' });
+    expect(reset.observation.stepsLeft).toBe(FREE_PLAY_BUDGET);
+    expect(reset.observation.text).toContain(`Steps left: ${FREE_PLAY_BUDGET}`);
+    for (let i = 1; i <= 4; i++) {
+      const r = await env.step(`QUERY SELECT ${i}`);
+      expect(r.done, `step ${i}`).toBe(false);
+      expect(r.observation.stepsLeft).toBe(FREE_PLAY_BUDGET - i);
+    }
+    expect(env.state().stepsLeft).toBe(FREE_PLAY_BUDGET - 4);
+    expect((await env.reset({ questionId: dataset.questions[0].id })).observation.stepsLeft).toBe(3);
+    for (let i = 1; i <= 3; i++) expect((await env.step(`QUERY SELECT ${i}`)).info.truncated).toBe(i === 3);
   });
 });
 

@@ -3,10 +3,13 @@
  * digit runs that made regexes backtrack, a 1 MB action, runaway SQL, CTEs named like write keywords) and seeded
  * mutations of them, played through the real environment on the killable worker executor. For every one: `step`
  * does not throw, the observation and the whole step result stay within their budgets, the next step works, and the
- * database is unchanged. The worst step time is printed (not asserted: the machine is shared). The seed is drawn
- * fresh each run and printed; HOSTILE_FUZZ_SEED replays one.
+ * database is unchanged — checked on the connection the worker really holds (the episode's own key): SQLite's
+ * `total_changes()` is still 0 there and its schema and every row equal those of a fresh open of the fixture bytes.
+ * The worst step time is printed (not asserted: the machine is shared). The seed comes from SQLENV_TEST_SEED
+ * (tests/fixtures/seed.ts): drawn fresh each run and printed, replayed when set.
  */
 import { createHash } from 'node:crypto';
+import initSqlJs from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng, pick, randomInt, type Rng } from '../../src/data/rng.ts';
 import { SqlEnv } from '../../src/env/env.ts';
@@ -14,11 +17,12 @@ import { transcriptStep } from '../../src/eval/transcript.ts';
 import { VALUE_LIMITS } from '../../src/sql/limits.ts';
 import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
 import type { WorkerSqlExecutor } from '../../src/sql/worker-executor.ts';
+import type { SqlValue } from '../../src/sql/types.ts';
+import { testSeed } from '../fixtures/seed.ts';
 import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
 import type { Dataset } from '../../src/data/types.ts';
 
-const seed = Number(process.env.HOSTILE_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`hostile fuzz seed ${seed} (replay with HOSTILE_FUZZ_SEED=${seed})`);
+const seed = testSeed('tests/env/hostile-fuzz.test.ts');
 
 const wideSelect = `SELECT ${Array.from({ length: 2000 }, (_, i) => `'a' AS c${i}`).join(', ')}`;
 
@@ -40,6 +44,8 @@ const HOSTILE_ACTIONS: readonly string[] = [
   'QUERY WITH replace AS (SELECT 1) SELECT * FROM replace',
   "QUERY SELECT group_concat(printf('%.*c', 1000000, 'y')) FROM singer a, singer b, singer c",
   'QUERY DELETE FROM singer',
+  'QUERY UPDATE singer SET age = age + 1',
+  "QUERY REPLACE INTO concert VALUES (1, 'Spring', 2014)",
   "QUERY SELECT 1; DROP TABLE singer",
   "QUERY ATTACH DATABASE ':memory:' AS x",
   '{"action": "QUERY", "sql": "SELECT 1"}',
@@ -69,11 +75,32 @@ let executor: WorkerSqlExecutor;
 let dataset: Dataset;
 let dbHash: string;
 const hash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+/** The key the environment loads the fixture under (`<dataset>/<db>`), so the checks read the episode's connection. */
+const EPISODE_DB_KEY = 'tiny/concerts';
+/** What the database must hold, read by a fresh sql.js open of the fixture bytes: each probe and its rows. */
+let expectedContent: Array<[string, SqlValue[][]]>;
+
+function probesFor(tables: readonly string[]): string[] {
+  return ['SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY rowid', ...tables.map((t) => `SELECT rowid, * FROM "${t}" ORDER BY rowid`)];
+}
+
+/** Fails unless the connection the worker holds for the episode was never written and holds the fixture's content. */
+async function expectDatabaseUnchanged(after: string): Promise<void> {
+  expect((await executor.query(EPISODE_DB_KEY, 'SELECT total_changes()')).rows, `total_changes() after ${after}`).toEqual([[0]]);
+  for (const [probe, rows] of expectedContent) expect((await executor.query(EPISODE_DB_KEY, probe, { maxRows: 1_000 })).rows, `${probe} after ${after}`).toEqual(rows);
+}
 
 beforeAll(async () => {
   executor = createNodeSqlExecutor({ limits: { timeoutMs: 2_000 } });
   dataset = await buildTinyDataset();
-  dbHash = hash(await dataset.loadDatabase('concerts'));
+  const bytes = await dataset.loadDatabase('concerts');
+  dbHash = hash(bytes);
+  const SQL = await initSqlJs();
+  const fresh = new SQL.Database(bytes);
+  const tables = (fresh.exec("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")[0]?.values ?? []).map((r) => String(r[0]));
+  expectedContent = probesFor(tables).map((probe) => [probe, (fresh.exec(probe)[0]?.values ?? []) as SqlValue[][]]);
+  fresh.close();
+  expect(tables).toEqual(['singer', 'concert', 'performs']);
 });
 afterAll(() => executor.close());
 
@@ -111,8 +138,10 @@ describe('hostile actions', () => {
       if (r.done) await env.reset({ questionId: 'tiny-1', seed: 0 });
       const next = await env.step('QUERY SELECT count(*) FROM singer');
       expect(next.observation.result?.rows, `after ${action.slice(0, 60)}`).toEqual([[5]]);
+      await expectDatabaseUnchanged(action.slice(0, 60));
     }
     console.log(`hostile fuzz: ${inputs.length} actions, worst step ${worst.ms.toFixed(0)} ms (${JSON.stringify(worst.action)})`);
+    // The caller's bytes too: the executor sends a copy and never writes (or detaches) the array it was given.
     expect(hash(await dataset.loadDatabase('concerts'))).toBe(dbHash);
   }, 600_000);
 });

@@ -5,7 +5,7 @@
  * demo data. Each fails on v2 (see docs/rewards.md, "How the tests were checked"): v2 paid +0.02 per new result and
  * per gold-table DESCRIBE (items 3 and 4), let dressed and connection-state guesses earn progress (item 2), and
  * accepted (1, 0.7, 1.5) at budget 7 where a failure ties a success (item 1). Searches draw a fresh seed each run and
- * print it; REWARD_AUDIT_SEED replays one.
+ * print it; SQLENV_TEST_SEED replays one.
  */
 import initSqlJs from 'sql.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +18,10 @@ import { formatPolicyTable, policyTable } from '../../src/eval/policy-table.ts';
 import { LocalSqlExecutor } from '../../src/sql/executor.ts';
 import { spiderDir } from '../fixtures/spider-dir.ts';
 import { useTinyDataset } from '../fixtures/tiny-dataset.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
 const tiny = useTinyDataset();
-const auditSeed = Number(process.env.REWARD_AUDIT_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`reward audit seed ${auditSeed} (replay with REWARD_AUDIT_SEED=${auditSeed})`);
+const auditSeed = testSeed('tests/env/reward-properties.test.ts');
 
 /** The issue's edge setting: accepted by v2's validator although a failure could tie a success there. */
 const EDGE = { budget: 7, weights: { correctness: 1, progress: 0.7, operational: 1.5 } };

@@ -26,10 +26,10 @@ import type { ReferenceTrainableModel } from '../../src/train/reference-model.ts
 import { rollout } from '../../src/train/rollout.ts';
 import { scoreBaseAndAdapter } from '../../src/train/score-tokens.ts';
 import { useToyTask } from '../train/toy-fixture.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
 const f = useToyTask();
-const SEED = Number(process.env.EXPLAIN_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`explain.test.ts seed ${SEED}`);
+const SEED = testSeed('tests/eval/explain.test.ts');
 
 /** The policy's decisions, kept as they were made. */
 class Recording implements Policy {

@@ -66,11 +66,17 @@ describe('near-miss generators', () => {
     expect(texts(nearMisses(question('t', [[19.675]]), pool, SEED).answers, 'truncated')).toEqual(['19.6']);
   });
 
-  it('drops what Spider counts as equal and what the verifier ignores by design', () => {
+  it('changes a text only by a letter lost or gained, and drops what Spider counts as equal', () => {
     const pool = buildRowPool([]);
-    const { answers, dropped } = nearMisses(question('s', [['Smith '], ['Jones']]), pool, SEED);
-    expect(texts(answers, 'truncated')).toEqual(['["Smith ","Jone"]']); // "Smith" only loses a space
-    expect(dropped.get('truncated')).toBe(1);
+    const { answers } = nearMisses(question('s', [['Smith '], ['Jones']]), pool, SEED);
+    // "Smith " ends in a space: cutting it would change nothing a reader keeps, so no truncation is made of it.
+    expect(texts(answers, 'truncated')).toEqual(['["Smith ","Jone"]']);
+    expect(texts(answers, 'extended')).toEqual(['["Smith ","Jonesx"]']);
+    const one = nearMisses(question('n', [['Smith']]), pool, SEED).answers;
+    expect(texts(one, 'truncated')).toEqual([answerText({ columns: ['c0'], rows: [['Smit']] })]);
+    expect(texts(one, 'extended')).toEqual([answerText({ columns: ['c0'], rows: [['Smithx']] })]);
+    // Texts ending in a digit or a quote, or a single letter, are not cut: "1.50" → "1.5" would be the same number.
+    for (const text of ['1.50', "'abc'", 'a']) expect(texts(nearMisses(question('k', [[text]]), pool, SEED).answers, 'truncated'), text).toEqual([]);
     // Equal rows out of order, or a row duplicated in an all-equal result, are no near misses.
     const same = nearMisses(question('e', [[1], [1]], true), pool, SEED);
     expect(texts(same.answers, 'rows-out-of-order')).toEqual([]);

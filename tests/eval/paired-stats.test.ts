@@ -9,6 +9,7 @@ import { createRng, type Rng } from '../../src/data/rng.ts';
 import type { Difficulty } from '../../src/data/types.ts';
 import { compareWithStats, formatP, mcnemarExactP, pairedBootstrapInterval, successWords, summaryWords } from '../../src/eval/paired-stats.ts';
 import type { EpisodeRecord } from '../../src/eval/transcript.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
 /** 2 · Σ_{i ≤ min(b,c)} C(n, i) / 2^n, capped at 1, in exact integers then one division. */
 function exactP(b: number, c: number): number {
@@ -69,8 +70,7 @@ function normal(rng: Rng): number {
 
 describe('pairedBootstrapInterval', () => {
   it('covers the true mean difference at its nominal 95% rate within sampling error', () => {
-    const seed = Math.floor(Math.random() * 2 ** 32);
-    console.log(`bootstrap coverage simulation seed: ${seed}`);
+    const seed = testSeed('tests/eval/paired-stats.test.ts (bootstrap coverage)');
     const rng = createRng(seed);
     const trueDiff = 0.3;
     const simulations = 400;

@@ -9,8 +9,9 @@ import { createRng } from '../../src/data/rng.ts';
 import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import { useDawnContext } from './dawn-context.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const SEED = Math.floor(Math.random() * 2 ** 31);
+const SEED = testSeed('tests/gpu/engine-abort-node.test.ts');
 
 describe('engine: a stop during the first decode’s compile (tiny Qwen3, Dawn)', () => {
   const gpu = useDawnContext('engine-abort-node', `engine-abort seed ${SEED}`);

@@ -10,8 +10,9 @@ import { QwenEngine } from '../../src/gpu/engine/qwen-engine.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import { BatchedGenerator } from '../../src/policies/llm/batched-generator.ts';
 import { useDawnContext } from './dawn-context.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const SEED = Math.floor(Math.random() * 2 ** 31);
+const SEED = testSeed('tests/gpu/kv-reuse-node.test.ts');
 
 interface Turn {
   prompt: number[];

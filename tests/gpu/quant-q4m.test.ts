@@ -3,7 +3,7 @@
  * Layout golden words; every element within half a step (plus the minimum's f16 rounding) of its value, with the step
  * the smallest f16 that spans the group; an error no larger than q4's on heavy-tailed weights and about half of it on
  * skewed groups; constant and zero groups; typed errors; and the memory plan's dtypes (projections q4m, embedding and
- * LM head q8). Random weights are drawn from a fresh seed each run (printed; QUANT_TEST_SEED=<n> replays it).
+ * LM head q8). Random weights are drawn from a fresh seed each run (printed; SQLENV_TEST_SEED=<n> replays it).
  */
 import { describe, expect, it } from 'vitest';
 import { createRng, type Rng } from '../../src/data/rng.ts';
@@ -12,8 +12,9 @@ import { f16BitsToNumber, f32ToF16Bits } from '../../src/gpu/f16.ts';
 import { planMemory } from '../../src/gpu/memory-plan.ts';
 import { QUANT_GROUP, decodeWeight, encodeWeight, matrixFormats, roundTripWeight, tableFormat, weightBytes, weightRowWords } from '../../src/gpu/quant.ts';
 import { QWEN2_5_0_5B_INSTRUCT, QWEN3_0_6B } from '../../src/model/config.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const seed = Number(process.env.QUANT_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const seed = testSeed('tests/gpu/quant-q4m.test.ts');
 console.log(`quant-q4m seed ${seed}; replay: QUANT_TEST_SEED=${seed} npx vitest run tests/gpu/quant-q4m.test.ts`);
 
 /** Student-t with 4 degrees of freedom (heavy tails, as trained weights have), times `scale`, rounded to f32. */

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { toyGpuModel, toySetup } from '../../src/gpu-tests/toy-gpu.ts';
 import type { GenerateRequest } from '../../src/train/policy-model.ts';
 import { useDawnContext } from './dawn-context.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const SEED = Math.floor(Math.random() * 2 ** 31);
+const SEED = testSeed('tests/gpu/train-share-node.test.ts');
 
 const lcp = (a: readonly number[], b: readonly number[]): number => {
   let n = 0;

@@ -4,7 +4,7 @@
  * layers_to_transform, exclude_modules, unsupported fields), the safetensors mutated as in fuzz-safetensors, NaN and
  * ±Infinity planted. Each input either loads — then every pair has the base model's shapes and finite values — or
  * throws an AdapterFileError naming the file; nothing else escapes and no regex hangs (regexes run in linear time,
- * issue 22's catastrophic ones included). 400 inputs per run, seeded (FUZZ_SEED replays).
+ * issue 22's catastrophic ones included). 400 inputs per run, seeded (SQLENV_TEST_SEED replays).
  */
 import { describe, expect, it } from 'vitest';
 import { createRng, randomInt } from '../../src/data/rng.ts';

@@ -2,7 +2,7 @@
  * Fuzz: config.json (and generation_config.json) values, random and mutated from a valid tiny Qwen3/Qwen2 config and
  * from Qwen3-0.6B's published one. Each input either parses and fits the memory budget — then its numbers are in
  * range and its plan is within budget — or throws one of the project's typed errors naming config.json or
- * generation_config.json. 600 inputs per run, seeded (FUZZ_SEED replays).
+ * generation_config.json. 600 inputs per run, seeded (SQLENV_TEST_SEED replays).
  */
 import { describe, expect, it } from 'vitest';
 import { createRng, randomInt } from '../../src/data/rng.ts';

@@ -5,7 +5,7 @@
  * sit OUTSIDE the folder as sentinels. Each input either loads or throws one of the project's typed errors; the
  * bytes on disk are the same after as before (hash of the whole temp dir); and every file the loader reads or stats
  * (node:fs/promises wrapped) lies inside the model folder — the sentinels are never opened. 250 inputs per run,
- * seeded (FUZZ_SEED replays).
+ * seeded (SQLENV_TEST_SEED replays).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';

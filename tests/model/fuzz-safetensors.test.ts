@@ -4,7 +4,7 @@
  * and random bytes — read with readSafetensors (requireFinite) as a loader does. Each input either decodes, with every
  * tensor's data exactly its shape's size, within the file, and finite, or throws a typed SafetensorsError naming the
  * file. Huge shapes are refused from the header alone (no allocation follows a header number until it is checked
- * against the bytes present). 800 inputs per run, seeded (FUZZ_SEED replays). A second suite repeats one entry of a
+ * against the bytes present). 800 inputs per run, seeded (SQLENV_TEST_SEED replays). A second suite repeats one entry of a
  * valid header in its raw text (JSON.parse would keep only the last copy, which the code before issue 22 accepted):
  * each must be refused naming the repeated tensor.
  */

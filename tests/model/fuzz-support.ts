@@ -4,7 +4,7 @@
  * values, of safetensors bytes (bit flips, the length field, truncation, header edits: offsets shuffled or
  * overlapping, huge or negative shapes, bad dtypes, non-JSON) — all driven by one seeded `Rng`.
  *
- * Seeds: each run draws a fresh seed and prints it; `FUZZ_SEED=<n> npx vitest run tests/model/fuzz-…` replays one.
+ * Seeds: each run draws a fresh seed and prints it; `SQLENV_TEST_SEED=<n> npx vitest run tests/model/fuzz-…` replays one.
  * Every failure message carries the seed and the case number.
  */
 import { randomInt, type Rng } from '../../src/data/rng.ts';
@@ -17,13 +17,11 @@ import { UnsafeModelPathError } from '../../src/model/model-path.ts';
 import { SafetensorsError, writeSafetensors, type TensorToWrite } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import { WeightShapeError } from '../../src/model/weights.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-/** The run's seed: FUZZ_SEED when set, else fresh; printed so a failure can be replayed. */
+/** The run's seed (SQLENV_TEST_SEED when set, else fresh; printed so a failure can be replayed: tests/fixtures/seed.ts). */
 export function fuzzSeed(suite: string): number {
-  const fixed = process.env.FUZZ_SEED;
-  const seed = fixed !== undefined && fixed !== '' ? Number(fixed) >>> 0 : crypto.getRandomValues(new Uint32Array(1))[0];
-  console.log(`${suite}: FUZZ_SEED=${seed} (replay with FUZZ_SEED=${seed} npx vitest run tests/model/${suite}.test.ts)`);
-  return seed;
+  return testSeed(`tests/model/${suite}.test.ts`);
 }
 
 /** The typed errors a loader may throw for a bad file. Anything else (TypeError, RangeError, SyntaxError…) is a bug. */

@@ -13,9 +13,9 @@ import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadModelFolder } from '../../src/model/files-node.ts';
 import { referenceLogits } from '../../src/model/reference/model.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const seed = Math.floor(Math.random() * 2 ** 31);
-console.log(`onnx-community CLI test seed ${seed}`);
+const seed = testSeed('tests/model/onnx-community-cli.test.ts');
 
 let root: string;
 beforeAll(async () => {

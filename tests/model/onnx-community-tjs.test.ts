@@ -22,9 +22,9 @@ import { f16BitsToF32 } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 import type { TensorMap } from '../../src/model/weights.ts';
 import { maxDiff, top2 } from './logit-compare.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const seed = Number(process.env.ONNX_COMMUNITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`onnx-community transformers.js test seed ${seed} (ONNX_COMMUNITY_SEED=${seed} replays it)`);
+const seed = testSeed('tests/model/onnx-community-tjs.test.ts');
 
 const STEPS = 16;
 const F32_TOLERANCE = 1e-4;

@@ -14,7 +14,7 @@
  *   so the activation rounding moves logits by about 1/16 of what the weight rounding does. The weight rounding's
  *   effect is measured by the reference itself (original vs dequantized weights, max over the logits compared), and
  *   the bound allows 3× that / 16 for activations being heavier-tailed within a block than weights (SiLU·up).
- * Seeds are new on each run and printed (ONNX_COMMUNITY_SEED=… replays one).
+ * Seeds are new on each run and printed (SQLENV_TEST_SEED=… replays one).
  */
 import * as ort from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
@@ -30,9 +30,9 @@ import { f16BitsToF32 } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig, type TinyModelOptions } from '../../src/model/tiny-model.ts';
 import type { TensorMap } from '../../src/model/weights.ts';
 import { maxDiff, top2 } from './logit-compare.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const seed = Number(process.env.ONNX_COMMUNITY_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`onnx-community test seed ${seed} (ONNX_COMMUNITY_SEED=${seed} replays it)`);
+const seed = testSeed('tests/model/onnx-community.test.ts');
 
 const F32_TOLERANCE = 1e-4;
 const MAX_POSITIONS = 64;

@@ -1,12 +1,14 @@
 /**
  * `npm run model:tiny` and the loader: every architecture option writes a folder that loads back through
  * `loadModelFolder` (config, weights checked against it, same reference logits as the in-memory weights) and whose
- * tokenizer loads; the same seed writes the same bytes; the CLI itself runs and rejects bad options.
+ * tokenizer loads; the same seed writes the same bytes; the CLI itself runs (by default into public/models/tiny/,
+ * with the test-model mark) and rejects bad options.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../src/data/rng.ts';
 import { ModelConfigError, UnsupportedArchitectureError } from '../../src/model/config.ts';
@@ -16,6 +18,7 @@ import { referenceLogits } from '../../src/model/reference/model.ts';
 import { maxAbsDiff } from '../../src/model/reference/ops.ts';
 import { bf16BitsToF32, f32ToBf16Bits, OffsetOutOfRangeError, type SafetensorsDtype } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig, TinyModelOptionsError, type TinyModelOptions } from '../../src/model/tiny-model.ts';
+import { readTestModelMarker } from '../../src/model/test-model-marker.ts';
 import { WeightShapeError } from '../../src/model/weights.ts';
 
 let root: string;
@@ -133,18 +136,28 @@ describe('npm run model:tiny (the script)', () => {
   const run = (args: string[]) =>
     spawnSync(process.execPath, ['--import', 'tsx', 'scripts/make-tiny-model.ts', ...args], { encoding: 'utf8', cwd: process.cwd() });
 
-  it('writes a loadable qwen2 untied bf16 model from its flags', async () => {
-    const out = join(root, 'cli');
-    const r = run(['--out', out, '--arch', 'qwen2', '--layers', '1', '--hidden', '32', '--heads', '4', '--kv-heads', '2', '--tied', 'false', '--dtype', 'bf16', '--seed', '3']);
+  it('writes a loadable qwen2 untied bf16 model from its flags, by default into public/models/tiny/, which the app serves', async () => {
+    // Run from an empty folder standing in for a checkout, so the real public/ is never written.
+    const cwd = join(root, 'checkout');
+    await mkdir(cwd, { recursive: true });
+    const script = join(process.cwd(), 'scripts', 'make-tiny-model.ts');
+    const tsx = pathToFileURL(join(process.cwd(), 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+    const args = ['--arch', 'qwen2', '--layers', '1', '--hidden', '32', '--heads', '4', '--kv-heads', '2', '--tied', 'false', '--dtype', 'bf16', '--seed', '3'];
+    const r = spawnSync(process.execPath, ['--import', tsx, script, ...args], { encoding: 'utf8', cwd });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/wrote qwen2 L=1 C=32 H=4 KVH=2 D=8/);
+    expect(r.stdout, 'says how to load it').toMatch(/Folder URL models\/tiny\/$/m);
+    const out = join(cwd, 'public', 'models', 'tiny');
+    // The test-model mark names the script and its seed (src/model/test-model-marker.ts).
+    const marker = readTestModelMarker(JSON.parse(await readFile(join(out, 'config.json'), 'utf8')));
+    expect(marker).toEqual({ generator: 'npm run model:tiny', seed: 3, problem: null });
     const loaded = await loadModelFolder(out);
     expect(loaded.config).toMatchObject({ architecture: 'qwen2', numLayers: 1, hiddenSize: 32, headDim: 8, tieWordEmbeddings: false, qkvBias: true });
   });
 
   it('exits 2 with usage on bad flags', () => {
-    for (const args of [['--arch', 'qwen3'], ['--out', join(root, 'x'), '--tied', 'yes'], ['--out', join(root, 'x'), '--heads', '3']]) {
+    for (const args of [['--out', join(root, 'x'), '--arch', 'llama'], ['--out', join(root, 'x'), '--tied', 'yes'], ['--out', join(root, 'x'), '--heads', '3']]) {
       const r = run(args);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/usage: npm run model:tiny/);

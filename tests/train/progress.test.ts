@@ -44,6 +44,26 @@ describe('ProgressReporter', () => {
   });
 });
 
+describe('ProgressReporter milestones', () => {
+  it('sends every milestone, however close together, and an update after one still waits out the interval', () => {
+    const { reporter, out, advance } = clocked(100);
+    const a = reporter.begin('update', 1, 'Step 1: update, micro-batch 0 of 2', 2);
+    advance(1);
+    a.milestone(0, 2, 'forward 1');
+    advance(1);
+    a.milestone(0, 2, 'backward 1');
+    advance(1);
+    a.milestone(1, 2, 'done 1');
+    expect(out.map((p) => p.text)).toEqual(['Step 1: update, micro-batch 0 of 2', 'forward 1', 'backward 1', 'done 1']);
+    expect(out.at(-1)).toMatchObject({ done: 1, total: 2, elapsedSeconds: 0.003 });
+    advance(50);
+    a.update(1, 2, 'throttled');
+    expect(out).toHaveLength(4);
+    a.milestone(9, 2, 'clamped');
+    expect(out.at(-1)).toMatchObject({ text: 'clamped', done: 2 });
+  });
+});
+
 describe('etaText', () => {
   it.each([
     [null, ''],

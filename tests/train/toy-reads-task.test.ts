@@ -25,9 +25,9 @@ import {
 } from '../../src/train/toy-reads-task.ts';
 import { SqlEnv } from '../../src/env/env.ts';
 import { DEFAULT_REWARD_WEIGHTS } from '../../src/env/rewards.ts';
+import { testSeed } from '../fixtures/seed.ts';
 
-const runSeed = (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
-console.log(`toy-reads-task test seed ${runSeed}`);
+const runSeed = testSeed('tests/train/toy-reads-task.test.ts');
 const rng = createRng(runSeed);
 const seeds = Array.from({ length: 40 }, () => randomInt(rng, 1_000_000_000));
 

@@ -158,9 +158,9 @@ describe('Trainer', () => {
   it('refuses settings it cannot run', () => {
     const deps = { model: f.model(), dataset: f.dataset, executor: f.executor };
     expect(() => new Trainer(deps, { groupSize: 1 })).toThrow(TrainConfigError);
-    expect(() => new Trainer(deps, { steps: 0 })).toThrow(/steps/);
-    expect(() => new Trainer(deps, { topP: 0 })).toThrow(/topP/);
-    expect(() => new Trainer(deps, { lr: -1 })).toThrow(/lr/);
+    expect(() => new Trainer(deps, { steps: 0 })).toThrow(/^Steps must be/);
+    expect(() => new Trainer(deps, { topP: 0 })).toThrow(/^Top-p must be/);
+    expect(() => new Trainer(deps, { lr: -1 })).toThrow(/^Learning rate must be/);
     expect(() => new Trainer(deps, { rewardWeights: { correctness: 1, progress: 1, operational: 1 } })).toThrow(/could return/);
     expect(() => new Trainer({ ...deps, dataset: { ...f.dataset, questions: [] } }, {})).toThrow(/no train questions/);
   });

@@ -197,8 +197,11 @@ describe('EnvApi model methods', () => {
   it('cancelling a load rejects it and keeps the model held before', async () => {
     await service.loadModel({ kind: 'files', files: tinyFolder('first/') });
     hang = true;
+    const loadsBefore = loads;
     const pending = service.loadModel({ kind: 'files', files: tinyFolder('second/') });
-    await new Promise((r) => setTimeout(r, 20));
+    // Wait for the event (the load has reached the engine and hangs there), not for a fixed delay.
+    for (let i = 0; i < 10_000 && loads === loadsBefore; i++) await new Promise((r) => setTimeout(r, 0));
+    expect(loads, 'the second load reached the engine').toBe(loadsBefore + 1);
     service.cancelModelLoad();
     const e = await pending.catch((err: unknown) => err);
     hang = false;

@@ -21,9 +21,9 @@ import { memoryTrainStore } from '../../src/workers/train-store.ts';
 import { TOY_LORA } from '../train/toy-fixture.ts';
 import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
 import initSqlJs from 'sql.js';
+import { testSeed } from '../fixtures/seed.ts';
 
-const SEED = Math.floor(Math.random() * 2 ** 31);
-console.log(`explain-service.test.ts seed ${SEED}`);
+const SEED = testSeed('tests/workers/explain-service.test.ts');
 
 let f: TrainServiceFixture;
 let destroyed = 0;

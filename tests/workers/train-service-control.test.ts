@@ -3,7 +3,7 @@
  * events from loading on; the active-run record (request, model and where it came from, step, newest checkpoint)
  * kept while the run goes and deleted when it ends; a stop because the page is leaving keeps it, so the next page
  * lists the run as interrupted (and can discard it); a stopped run saves a checkpoint of its last step; a pause is
- * reported once the trainer has actually paused.
+ * reported once the trainer has actually paused, with a note on what Resume does that matches where it paused.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TrainConfig } from '../../src/train/types.ts';
@@ -11,7 +11,7 @@ import { DEFAULT_TRAIN_CONFIG } from '../../src/train/types.ts';
 import type { EnvApi } from '../../src/workers/env-api.ts';
 import type { ActiveRunRecord, TrainEvent, TrainStartRequest } from '../../src/workers/train-protocol.ts';
 import { LoadCancelledError } from '../../src/workers/llm-source.ts';
-import { recordedSource } from '../../src/workers/train-service.ts';
+import { pauseNote, recordedSource } from '../../src/workers/train-service.ts';
 import { memoryTrainStore, type TrainStore } from '../../src/workers/train-store.ts';
 import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
 
@@ -114,6 +114,37 @@ describe('EnvApi training: progress, the active-run record, stop and pause', () 
       if (e.type === 'phase' && e.phase === 'paused') setTimeout(() => service.resumeTraining(), 0);
     });
     expect(phases).toEqual(['loading', 'running', 'paused', 'running', 'finished']);
+  });
+
+  it('says truthfully what Resume does: a paused update goes on (nothing redone), paused rollouts start again', async () => {
+    const service = await loaded(memoryTrainStore());
+    /** The activity reported last before each 'paused' phase (where the pause took hold), and the phase's note. */
+    const notes: Array<[string, string | undefined]> = [];
+    let last = '';
+    let asked = 0;
+    // KL β > 0: every step updates, whatever the rewards.
+    await service.startTraining(request({ steps: 2, klBeta: 0.01 }), (e) => {
+      if (e.type === 'progress') {
+        last = e.progress.activity;
+        // Step 1: pause while its episodes are generated; step 2: while its update's forward pass runs.
+        const inRollout = e.progress.activity === 'rollout' && e.progress.step === 1 && (e.progress.tokens ?? 0) > 0 && e.progress.done < e.progress.total;
+        const inUpdate = e.progress.activity === 'update' && e.progress.step === 2 && /: forward pass/.test(e.progress.text);
+        if ((asked === 0 && inRollout) || (asked === 1 && inUpdate)) {
+          asked++;
+          service.pauseTraining();
+        }
+      }
+      if (e.type === 'phase' && e.phase === 'paused') {
+        notes.push([last, e.message]);
+        setTimeout(() => service.resumeTraining(), 0);
+      }
+    });
+    expect(asked).toBe(2);
+    const expected: Record<string, string> = { rollout: pauseNote('generation'), update: pauseNote('update') };
+    expect(notes.map(([activity]) => activity)).toContain('update');
+    for (const [activity, note] of notes) expect(note).toBe(expected[activity]);
+    expect(pauseNote('update')).toMatch(/inside the update.*nothing is redone/);
+    expect(pauseNote('generation')).toMatch(/again from their beginning/);
   });
 
   it('a stop while the model loads aborts the loading: the run ends stopped, not failed, and the next one can start', async () => {

@@ -163,7 +163,7 @@ describe('EnvApi training', () => {
     const { events, on } = collect();
     await expect(service.startTraining(request(), on)).rejects.toThrow(/No model is loaded/);
     await service.loadModel({ kind: 'url', url: 'toy' });
-    await expect(service.startTraining(request({ groupSize: 1 }), on)).rejects.toThrow(/groupSize/);
+    await expect(service.startTraining(request({ groupSize: 1 }), on)).rejects.toThrow(/Episodes per prompt \(G\) must be at least 2/);
     expect(events).toEqual([]);
     await service.close();
   });

@@ -15,12 +15,17 @@
  *   `SQLENV_GPU=system` never falls back.
  * - `XDG_RUNTIME_DIR` is set to the temporary folder when missing (the Vulkan loader warns without it).
  *
+ * When SwiftShader can follow, the system's drivers are first asked in a child process (system-probe.ts), so that
+ * Dawn's native warnings about a driver it rejects stay off the terminal; they appear in the error when no driver
+ * gives an adapter.
+ *
  * This module imports Node built-ins and a native addon: only Node entry points (src/cli, bench, scripts, tests)
  * import it, never code that the page bundles.
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { GpuUnavailableError } from '../errors.ts';
+import { probeSystemAdapter } from './system-probe.ts';
 
 /** Where SwiftShader's Vulkan ICD usually is (Debian's chromium first). */
 export const SWIFTSHADER_ICDS = ['/usr/lib/chromium/vk_swiftshader_icd.json', '/usr/lib/chromium-browser/vk_swiftshader_icd.json', '/opt/google/chrome/vk_swiftshader_icd.json'];
@@ -96,7 +101,16 @@ async function createNodeGpu(env: Env): Promise<NodeGpu> {
   if (!env.XDG_RUNTIME_DIR) process.env.XDG_RUNTIME_DIR = tmpdir();
   const plan = driverPlan(env, findSwiftShaderIcd(env));
   const tried: string[] = [];
-  for (const { driver, icd } of plan) {
+  for (const [index, { driver, icd }] of plan.entries()) {
+    if (driver === 'system' && index < plan.length - 1) {
+      // A fallback follows: ask in a child first, so that a driver Dawn rejects does not print Dawn's native
+      // warnings on every run (src/gpu/node/system-probe.ts). Its reasons go into the error if nothing works.
+      const probe = await probeSystemAdapter();
+      if (probe && !probe.found) {
+        tried.push(probe.messages.length > 0 ? `system (${probe.messages.join('; ')})` : 'system');
+        continue;
+      }
+    }
     if (driver === 'swiftshader' && icd) process.env.VK_ICD_FILENAMES = icd;
     const gpu = create([]);
     const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });

@@ -2,6 +2,7 @@
 import { DIFFICULTIES, type Difficulty } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
 import { useStore } from '../store/store.ts';
+import { plural } from '../components/plural.ts';
 
 export function CompareFilters({ databases, shown, total }: { databases: string[]; shown: number; total: number }) {
   const filter = useStore((s) => s.compareFilter);
@@ -31,7 +32,7 @@ export function CompareFilters({ databases, shown, total }: { databases: string[
         <input type="search" value={filter.text} onChange={(e) => setFilter({ text: e.target.value })} placeholder="words or question id" />
       </label>
       <p className="meta filter-count" role="status">
-        {shown} of {total} questions
+        {shown} of {plural(total, 'question')}
         {filtered && (
           <button type="button" className="link-button" onClick={() => setFilter({ outcome: 'all', difficulty: 'all', dbId: 'all', text: '' })}>
             Clear filters

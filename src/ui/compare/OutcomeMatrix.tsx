@@ -1,10 +1,20 @@
 /**
  * The 2×2 outcome matrix: rows say whether A solved a question, columns whether B did; each cell is a button that
  * shows only those questions (pressed again, or "All", shows every question). Counts follow the other filters.
+ * Policy names are cut to a cell's width (compare.css, `.matrix-policy`); the run pickers above show them whole.
  */
 import { OUTCOME_LABELS, type Outcome } from './outcome-matrix.ts';
 import { useStore } from '../store/store.ts';
 import { tip } from '../help/glossary.ts';
+
+/** A run's policy under a header, cut to the cell's width with '…' (a long adapter name must not stretch the matrix). */
+function PolicyName({ name }: { name: string }) {
+  return (
+    <span className="meta matrix-policy" title={name}>
+      ({name})
+    </span>
+  );
+}
 
 export function OutcomeMatrix({ counts, total, policyA, policyB }: { counts: Record<Outcome, number>; total: number; policyA: string; policyB: string }) {
   const filter = useStore((s) => s.compareFilter.outcome);
@@ -29,24 +39,24 @@ export function OutcomeMatrix({ counts, total, policyA, policyB }: { counts: Rec
           <tr>
             <td />
             <th scope="col">
-              B solved <span className="meta">({policyB})</span>
+              B solved <PolicyName name={policyB} />
             </th>
             <th scope="col">
-              B did not <span className="meta">({policyB})</span>
+              B did not <PolicyName name={policyB} />
             </th>
           </tr>
         </thead>
         <tbody>
           <tr>
             <th scope="row">
-              A solved <span className="meta">({policyA})</span>
+              A solved <PolicyName name={policyA} />
             </th>
             {cell('both')}
             {cell('onlyA')}
           </tr>
           <tr>
             <th scope="row">
-              A did not <span className="meta">({policyA})</span>
+              A did not <PolicyName name={policyA} />
             </th>
             {cell('onlyB')}
             {cell('neither')}

@@ -1,11 +1,12 @@
 /** The two runs compared, A and B, each picked from the saved runs; a button swaps them. */
 import type { RunSummary } from '../../eval/run-store.ts';
 import { useStore } from '../store/store.ts';
+import { plural } from '../components/plural.ts';
 import type { CompareSide } from '../store/compare-slice.ts';
 
 export function runLabel(run: RunSummary): string {
   const date = new Date(run.createdAt).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
-  return `${run.policy} · ${run.dataset}/${run.split} · ${run.episodes} episodes · ${Math.round(run.success_rate * 100)}% solved · ${date}`;
+  return `${run.policy} · ${run.dataset}/${run.split} · ${plural(run.episodes, 'episode')} · ${Math.round(run.success_rate * 100)}% solved · ${date}`;
 }
 
 function Picker({ side, runs }: { side: CompareSide; runs: RunSummary[] }) {

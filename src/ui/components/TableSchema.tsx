@@ -5,6 +5,8 @@
 import type { TableInfo } from '../../sql/types.ts';
 import { clipText, DISPLAY_LIMITS } from './cell-display.ts';
 import { ClippedText } from './ClippedText.tsx';
+import { plural } from './plural.ts';
+import './result-table.css';
 
 export function TableSchema({ table }: { table: TableInfo }) {
   const name = clipText(table.name, DISPLAY_LIMITS.cellChars);
@@ -13,7 +15,7 @@ export function TableSchema({ table }: { table: TableInfo }) {
       <table>
         <caption>
           {name.shown}
-          {name.cut && '…'} <span className="meta">({table.rowCount} rows)</span>
+          {name.cut && '…'} <span className="meta">({plural(table.rowCount, 'row')})</span>
         </caption>
         <thead>
           <tr>

@@ -7,6 +7,7 @@
 import { useState } from 'react';
 import { datasetNameProblem, suggestDatasetName } from '../../data/dataset-store.ts';
 import { useStore } from '../store/store.ts';
+import { plural } from '../components/plural.ts';
 import type { DataImport } from '../store/data-slice.ts';
 import { routeHash } from '../router.ts';
 import { DataMessageBox } from './DataMessageBox.tsx';
@@ -57,7 +58,7 @@ function Result() {
         Imported <code>{result.name}</code>: {result.kept} question{result.kept === 1 ? '' : 's'} on {result.databases} database{result.databases === 1 ? '' : 's'}
       </h4>
       <p>
-        From {result.source}: {result.questions} questions read
+        From {result.source}: {plural(result.questions, 'question')} read
         {skipped > 0 ? `, ${skipped} left out (${result.skipped.map((s) => `${SKIP_TEXT[s.reason]}: ${s.count}`).join('; ')})` : ''}.
       </p>
       {result.storageError && <p className="warning">{result.storageError}</p>}

@@ -1,10 +1,13 @@
 /**
  * The Evaluate form: policy, split (with its question count in the current dataset), number of episodes or all the
- * split's questions, and seed. The dataset is the one chosen in the header. Every field persists.
+ * split's questions, and seed. The dataset is the one chosen in the header. Every field persists. For a model policy,
+ * the run's estimate and the model settings it will use are shown above the Run button (RunEstimate.tsx).
  */
 import type { SplitSelector } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { RunEstimate } from '../components/RunEstimate.tsx';
 import { splitChoices } from '../components/split-choices.ts';
+import { TestModelNotice } from '../components/TestModelNotice.tsx';
 import { useStore } from '../store/store.ts';
 import { NumberField } from '../watch/NumberField.tsx';
 import { tip } from '../help/glossary.ts';
@@ -62,6 +65,7 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
             {notice}
           </p>
         )}
+        <TestModelNotice policy={form.policy} />
         <ChoiceField
           label="Split"
           title={tip('evalSplit')}
@@ -83,6 +87,7 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
           : 'Questions drawn in a seeded order without replacement, cycling when the episodes outnumber them.'}
       </p>
       {counts && available === 0 && <p className="meta">This split has no questions in the {dataset} dataset.</p>}
+      {!running && <RunEstimate policy={form.policy} episodes={form.allQuestions ? available : form.episodes} what="this evaluation" />}
       <button type="submit" className="primary" disabled={running || available === 0}>
         Run evaluation
       </button>

@@ -6,6 +6,7 @@
  */
 import { useState, type DragEvent, type FormEvent } from 'react';
 import { useStore } from '../store/store.ts';
+import { plural } from '../components/plural.ts';
 import { errorText } from '../store/datasets-slice.ts';
 import { importRunFile, importRunUrl, type ImportedRun, type ImportOptions } from './run-import.ts';
 import './run-import.css';
@@ -41,7 +42,7 @@ export function ImportRun({ onImported }: Props) {
       setBusy(null);
     }
     if (imported.length > 0) {
-      setNotes([`Imported ${imported.map((r) => `${r.summary.policy} · ${r.summary.dataset}/${r.summary.split} · ${r.summary.episodes} episodes`).join('; ')}.`, ...imported.flatMap((r) => r.warnings)]);
+      setNotes([`Imported ${imported.map((r) => `${r.summary.policy} · ${r.summary.dataset}/${r.summary.split} · ${plural(r.summary.episodes, 'episode')}`).join('; ')}.`, ...imported.flatMap((r) => r.warnings)]);
       await onImported(imported);
     }
   }
@@ -97,7 +98,7 @@ export function ImportRun({ onImported }: Props) {
           <progress aria-label="Import progress" max={busy.total || undefined} value={busy.total ? busy.done : undefined} />{' '}
           <span role="status">
             Reading {busy.name}
-            {busy.total ? `: ${busy.done} of ${busy.total} episodes` : '…'}
+            {busy.total ? `: ${busy.done} of ${plural(busy.total, 'episode')}` : '…'}
           </span>
         </p>
       )}

@@ -1,9 +1,12 @@
 /**
  * "How it works": the page a newcomer reads first. The task, the four actions with examples, the three reward parts
  * with their formulas and the current weights, what counts as a correct answer, the step budget, the policies, and
- * what Train does. Every number comes from help-figures.ts (the environment's own constants), none is typed here.
+ * what Train does, and how to get a model (GetModelGuide.tsx; `#/help?section=get-a-model` scrolls to it). Every
+ * number comes from help-figures.ts (the environment's own constants) or the model registry, none is typed here.
  */
-import { routeHash } from '../router.ts';
+import { useEffect } from 'react';
+import { routeHash, useRoute } from '../router.ts';
+import { GET_MODEL_SECTION, GetModelGuide } from './GetModelGuide.tsx';
 import { helpFigures, numberText as n } from './help-figures.ts';
 import './help.css';
 
@@ -18,6 +21,10 @@ export default function HelpView() {
   const f = helpFigures();
   const w = f.weights;
   const op = f.operational;
+  const section = useRoute().params.get('section');
+  useEffect(() => {
+    if (section) document.getElementById(section)?.scrollIntoView({ block: 'start' });
+  }, [section]);
   return (
     <article className="help-view" aria-labelledby="help-heading">
       <h2 id="help-heading">How it works</h2>
@@ -133,6 +140,15 @@ export default function HelpView() {
             (“Qwen + adapter”).
           </dd>
         </dl>
+      </section>
+
+      <section className="panel" id={GET_MODEL_SECTION} aria-labelledby="help-model">
+        <h3 id="help-model">Get a model</h3>
+        <p>
+          Qwen plays only once a model is loaded, in <a href={routeHash('watch')}>Watch</a>’s Model panel. Three ways to get one (a model made by{' '}
+          <code>npm run model:tiny</code> has random weights: it is for trying the machinery, and the page says “random test weights: expect nonsense” wherever it plays):
+        </p>
+        <GetModelGuide />
       </section>
 
       <section className="panel" aria-labelledby="help-train">

@@ -8,6 +8,7 @@ import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 import { OPERATIONAL, STEP_COST, type RewardWeights } from '../../env/rewards.ts';
 import type { NumericKey, SwitchKey } from '../train/config-fields.ts';
 import { NUMBER_SETTINGS, REWARD_LABELS, SWITCH_SETTINGS } from '../train/config-fields.ts';
+import { REWARD_DESCRIPTIONS } from '../../train/settings-table.ts';
 import { numberText as num } from './help-figures.ts';
 
 const W = DEFAULT_ENV_CONFIG.weights;
@@ -64,43 +65,16 @@ export function tip(key: GlossaryKey): string {
   return GLOSSARY[key];
 }
 
-/** Train settings by config key (and `rewardWeights.<part>`). Typed complete: a new setting needs a text here. */
-export const TRAIN_SETTING_HELP: Record<NumericKey | SwitchKey | `rewardWeights.${keyof RewardWeights}`, string> = {
-  steps: 'Optimisation steps of the run.',
-  lr: 'Learning rate of AdamW for the LoRA adapter.',
-  groupSize: 'GRPO: episodes sampled per question; advantages compare the episodes of a group.',
-  promptsPerStep: 'GRPO: questions per step, each played by a group of episodes.',
-  sftExamplesPerStep: 'SFT: Oracle transcripts the model learns from per step.',
-  maxTurns: 'The most actions per episode (the environment’s step budget during training).',
-  maxNewTokensPerTurn: 'The most tokens the model may write in one turn.',
-  maxEpisodeTokens: 'The most tokens of one episode (prompt, actions and observations).',
-  clipEpsLow: 'GRPO: the probability ratio is clipped below at 1 − ε low.',
-  clipEpsHigh: 'GRPO: the probability ratio is clipped above at 1 + ε high.',
-  klBeta: 'GRPO: weight of the KL penalty that keeps the model near the policy the run started from — the base model for a fresh adapter, the warmed-up or loaded adapter otherwise (0 = none).',
-  updatesPerRollout: 'GRPO: gradient updates on each batch of rollouts (μ).',
-  temperature: 'Sampling temperature of the rollouts: higher gives more varied episodes.',
-  topP: 'Nucleus sampling of the rollouts: only the likeliest tokens adding up to p (1 = off).',
-  warmupSteps: 'Steps over which the learning rate rises from 0 to its value.',
-  weightDecay: 'AdamW’s decoupled weight decay on the adapter.',
-  adamBeta1: 'AdamW’s decay rate of the gradient’s running mean.',
-  adamBeta2: 'AdamW’s decay rate of the squared gradient’s running mean.',
-  adamEps: 'AdamW’s small constant that keeps the division stable.',
-  maxGradNorm: 'Gradients are scaled down when their global norm exceeds this (0 = no clipping).',
-  microBatchTokens: 'Tokens per forward/backward pass; gradients accumulate over micro-batches (0 = sized from GPU memory).',
-  loraRank: 'Rank r of the LoRA adapter: larger learns more and uses more memory.',
-  loraAlpha: 'LoRA scaling: the adapter’s update is multiplied by alpha / rank.',
-  evalEvery: 'Run greedy evaluation episodes every this many steps (0 = never).',
-  evalTrainSamples: 'Train questions played at each evaluation.',
-  evalEvalSamples: 'Eval questions played at each evaluation.',
-  traceEvery: 'Keep one execution trace every this many steps (0 = never).',
-  checkpointEvery: 'Save the adapter and optimiser state every this many steps, to resume later (0 = never).',
-  seed: 'Seed of the run: the same seed and settings give the same run.',
-  stdScaling: 'GRPO: divide each advantage by the standard deviation of its group’s rewards.',
-  thinking: 'Let Qwen3 write its reasoning before each action: in rollouts, in evaluations and in the SFT demonstration prompts (more tokens).',
-  'rewardWeights.correctness': 'Weight of correctness (1 for a correct answer) in the training reward.',
-  'rewardWeights.progress': 'Weight of progress (getting closer to the gold result) in the training reward.',
-  'rewardWeights.operational': 'Weight of operational (information, repeats, errors, step cost) in the training reward.',
-};
+const ALGO_PREFIX = { grpo: 'GRPO: ', sft: 'SFT: ' } as const;
+
+/**
+ * Train settings by config key (and `rewardWeights.<part>`), from the one table of settings the form and
+ * `sqlenv train --help` also read (src/train/settings-table.ts); a setting used by one algorithm says which.
+ */
+export const TRAIN_SETTING_HELP = Object.fromEntries([
+  ...[...NUMBER_SETTINGS, ...SWITCH_SETTINGS].map((s) => [s.key, `${s.algo ? ALGO_PREFIX[s.algo] : ''}${s.description}`]),
+  ...Object.entries(REWARD_DESCRIPTIONS).map(([part, text]) => [`rewardWeights.${part}`, text]),
+]) as Record<NumericKey | SwitchKey | `rewardWeights.${keyof RewardWeights}`, string>;
 
 /** The help of a Train setting named by its label (as SettingField receives it); undefined for an unknown label. */
 export function trainSettingHelp(label: string): string | undefined {

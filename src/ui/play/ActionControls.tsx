@@ -7,7 +7,7 @@
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 import { useStore } from '../store/store.ts';
-import { AnswerPreview } from './AnswerPreview.tsx';
+import { AnswerPreview, InlineAnswerPreview } from './AnswerPreview.tsx';
 import { tip } from '../help/glossary.ts';
 import { readAnswer, seenColumns } from './answer-table.ts';
 
@@ -40,7 +40,7 @@ function lineCount(text: string, max: number): number {
 /**
  * The answer box: several lines, so a pasted table keeps its rows. Enter answers and Shift+Enter starts a new line
  * (as in a chat box), Ctrl/Cmd+Enter answers too; a paste brings its lines in whole. A table is shown as it was
- * read (AnswerPreview) before it is sent.
+ * read (AnswerPreview) before it is sent, and a one-line list or JSON as the environment will read it.
  */
 export function AnswerForm() {
   const answer = useStore((s) => s.playAnswer);
@@ -92,6 +92,7 @@ export function AnswerForm() {
         matter; answering ends the episode.
       </p>
       {reading.kind === 'table' && !over && <AnswerPreview reading={reading} onHeader={setHeader} />}
+      {reading.kind === 'as-is' && reading.why !== 'too-long' && !over && <InlineAnswerPreview answer={reading.answer} />}
     </form>
   );
 }

@@ -13,6 +13,8 @@ import { routeHash } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { parseSeed } from './link.ts';
 import { tip } from '../help/glossary.ts';
+import { InfoTip } from '../components/InfoTip.tsx';
+import { plural } from '../components/plural.ts';
 import { filterQuestions, questionLabel } from './questions.ts';
 
 /** Options the picker shows at most; the search narrows the rest. */
@@ -54,10 +56,11 @@ function RandomAndSeed({ dataset, busy }: { dataset: string; busy: boolean }) {
           if (seed !== null) void start({ dataset, seed, ...filters });
         }}
       >
-        <label className="picker" title={tip('seed')}>
+        <label className="picker">
           Seed
           <input type="text" inputMode="numeric" pattern="[0-9]*" size={8} value={seedText} onChange={(e) => setSeedText(e.target.value)} aria-invalid={seedText !== '' && seed === null} />
         </label>
+        <InfoTip topic="the seed">{tip('seed')}</InfoTip>
         <button type="submit" aria-disabled={busy || seed === null}>
           Start with seed
         </button>
@@ -100,7 +103,7 @@ function ByQuestion({ dataset, busy }: { dataset: string; busy: boolean }) {
         </select>
       </label>
       <span id={countId} className="meta">
-        {matches.length === questions.length ? `${questions.length} questions` : `${matches.length} of ${questions.length} match`}
+        {matches.length === questions.length ? plural(questions.length, 'question') : `${matches.length} of ${questions.length} match`}
         {matches.length > shown.length && `, first ${shown.length} listed`}
       </span>
       <button type="submit" aria-disabled={busy || !selected}>

@@ -1,7 +1,9 @@
 /**
  * The Play view: a person plays one episode by hand. Left, the workbench (question card, tables with Describe and
  * Sample, the SQL editor with Query, the answer); right, the episode (its outcome once over, then every step). On a
- * narrow window the two stack.
+ * narrow window (a phone) they interleave: question, tables, editor, then the episode in a box of limited height,
+ * then the answer, so a query's result shows right under the editor (play.css). A first-visit card sits on top until
+ * it is closed (FirstVisitCard.tsx).
  *
  * The deep link `#/play?dataset=…&q=…&seed=…` and the episode are kept in step by `planLinkSync` (link.ts): a link
  * the view has not acted on starts its episode; an episode started from the buttons replaces the URL. Everything
@@ -16,6 +18,7 @@ import { navigate, useRoute } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { AnswerForm, QueryButton, StepStatus } from './ActionControls.tsx';
 import { EMPTY_MEMO, linkParams, parsePlayLink, planLinkSync, type SyncMemo } from './link.ts';
+import { FirstVisitCard } from './FirstVisitCard.tsx';
 import { FreePlayCard } from './FreePlayCard.tsx';
 import { NewEpisode } from './NewEpisode.tsx';
 import { nextQuestion, questionLabel } from './questions.ts';
@@ -190,6 +193,7 @@ export default function PlayView() {
   return (
     <div className="play">
       <h2 className="play-sr-only">Play</h2>
+      <FirstVisitCard />
       <NewEpisode />
       <PlayProblem />
       {hasEpisode ? (

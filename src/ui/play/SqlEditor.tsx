@@ -18,7 +18,7 @@ import { drawSelection, EditorView, highlightActiveLine, highlightSpecialChars, 
 import { classHighlighter } from '@lezer/highlight';
 import { useEffect, useRef } from 'react';
 import { useStore } from '../store/store.ts';
-import { completionSchema } from './completion.ts';
+import { bareWordSource, completionSchema, keywordOption } from './completion.ts';
 
 const theme = EditorView.theme({
   '&': { backgroundColor: 'var(--bg)', color: 'var(--fg)', border: '1px solid var(--border)', borderRadius: '6px', fontSize: '0.9rem' },
@@ -38,8 +38,12 @@ const theme = EditorView.theme({
   '.cm-completionDetail': { color: 'inherit', opacity: '0.75' },
 });
 
+/** SQLite with completion: the schema's tables and `table.` columns, every column for a bare word, demoted keywords. */
 function sqlLanguage(tables: Parameters<typeof completionSchema>[0]) {
-  return sql({ dialect: SQLite, schema: completionSchema(tables), upperCaseKeywords: true });
+  return [
+    sql({ dialect: SQLite, schema: completionSchema(tables), upperCaseKeywords: true, keywordCompletion: keywordOption }),
+    SQLite.language.data.of({ autocomplete: bareWordSource(tables) }),
+  ];
 }
 
 /**

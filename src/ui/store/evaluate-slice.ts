@@ -10,11 +10,13 @@
  */
 import type { StateCreator } from 'zustand';
 import type { SplitSelector } from '../../data/types.ts';
+import type { GenerationRecord } from '../../eval/transcript.ts';
 import { deleteRun, listRuns, loadRun, saveRun, StorageFullError, summaryOf, type RunSummary, type SavedRun } from '../../eval/run-store.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { StepProgress } from '../../workers/env-protocol.ts';
+import type { LoadedModelInfo, StepProgress } from '../../workers/env-protocol.ts';
 import { errorText } from './datasets-slice.ts';
 import { liveStep, type LiveStep } from './live-step.ts';
+import { isModelPolicy } from './policy-choice.ts';
 import type { AppState, Middlewares } from './store.ts';
 
 /** The form of the Evaluate view; every field persists. */
@@ -51,6 +53,28 @@ export interface EvalMessage {
   text: string;
 }
 
+/**
+ * Turns a loaded model played on this page (Evaluate runs, Watch steps), the measure of its speed here for the
+ * estimates shown before a run (run-estimate.ts). `modelKey` names the model they were played with: turns of another
+ * model (or weight format, or GPU adapter) are dropped when it changes.
+ */
+export interface ModelTurns {
+  modelKey: string;
+  /** The latest turns, at most MAX_MODEL_TURNS. */
+  records: GenerationRecord[];
+}
+
+/** Turns kept for the speed measure (the latest; a median over them is steady). */
+export const MAX_MODEL_TURNS = 64;
+
+/** Episodes Evaluate proposes for a model policy opened from elsewhere (an adapter's Evaluate): a look, not hours. */
+export const MODEL_RUN_EPISODES = 3;
+
+/** Which loaded model a speed belongs to: its name, decode weights and GPU adapter (an adapter on it barely matters). */
+export function modelKey(info: Pick<LoadedModelInfo, 'label' | 'weights' | 'adapter' | 'layers' | 'hidden'>): string {
+  return `${info.label}|${info.weights}|${info.adapter}|${info.layers}x${info.hidden}`;
+}
+
 /** A run on screen: one loaded from storage, or one just made that could not be saved. */
 export interface ShownRun {
   run: SavedRun;
@@ -71,7 +95,16 @@ export interface EvaluateSlice {
   shownRunId: string | null;
   /** Index in the shown run's records of the episode whose transcript is open. */
   openEpisode: number | null;
+  /** This page's measure of the loaded model's speed (null before any model turn was played). */
+  modelTurns: ModelTurns | null;
   setEvalForm: (patch: Partial<EvaluateForm>) => void;
+  /**
+   * Opens the form on a model policy with a small run (MODEL_RUN_EPISODES episodes at most, not every question of
+   * the split), so an adapter's Evaluate button never proposes hours; the estimate beside the form says how long.
+   */
+  chooseModelEvaluation: (policy: string) => void;
+  /** Adds turns played by the model `modelKey` names (the turns of another model are dropped). */
+  noteModelTurns: (modelKey: string, records: readonly GenerationRecord[]) => void;
   loadSavedRuns: () => Promise<void>;
   startEvaluation: (dataset: string) => Promise<void>;
   cancelEvaluation: () => void;
@@ -103,8 +136,20 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
   shownRun: null,
   shownRunId: null,
   openEpisode: null,
+  modelTurns: null,
 
   setEvalForm: (patch) => set((s) => ({ evalForm: { ...s.evalForm, ...patch }, ...(patch.policy !== undefined && { evalPolicyNotice: null }) })),
+
+  chooseModelEvaluation: (policy) =>
+    set((s) => ({ evalForm: { ...s.evalForm, policy, allQuestions: false, episodes: Math.min(s.evalForm.episodes, MODEL_RUN_EPISODES) }, evalPolicyNotice: null })),
+
+  noteModelTurns: (key, records) => {
+    if (records.length === 0) return;
+    set((s) => {
+      const kept = s.modelTurns?.modelKey === key ? s.modelTurns.records : [];
+      return { modelTurns: { modelKey: key, records: [...kept, ...records].slice(-MAX_MODEL_TURNS) } };
+    });
+  },
 
   loadSavedRuns: async () => {
     try {
@@ -118,6 +163,7 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
     if (get().evalProgress) return;
     const form = get().evalForm;
     const runId = newRunId();
+    const model = isModelPolicy(form.policy) ? get().modelInfo : null;
     const startedAt = performance.now();
     set({ evalProgress: { runId, dataset, policy: form.policy, done: 0, total: form.allQuestions ? null : form.episodes, startedAt, updatedAt: startedAt, current: null, episodeStartedAt: null, cancelling: false }, evalMessage: null });
     const onProgress = (done: number, total: number, current: StepProgress | null = null) =>
@@ -136,6 +182,8 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
         callback(onProgress),
       );
       const { records } = report;
+      // The run's turns measure the model's speed, if the model it started with is still the one loaded.
+      if (model && get().modelInfo === model) get().noteModelTurns(modelKey(model), records.flatMap((r) => r.transcript.flatMap((t) => (t.generation ? [t.generation] : []))));
       run = { summary: summaryOf(report, runId, Date.now(), Math.round(performance.now() - startedAt)), records };
     } catch (e) {
       const done = get().evalProgress?.done ?? 0;

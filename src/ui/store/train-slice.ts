@@ -59,6 +59,8 @@ export interface TrainRunView {
   error: { message: string; suggestion?: Partial<TrainConfig> } | null;
   /** What the run is doing now (the latest 'progress' event); null before the first. */
   progress: TrainProgress | null;
+  /** When that event arrived (ms, `Date.now()`): the activity's clock ticks on from it (run-headline.ts). */
+  progressAtMs: number;
   /** A control clicked and not yet carried out (shown at once as "Stopping…" / "Pausing…" / "Resuming…"). */
   pending: 'stop' | 'pause' | 'resume' | null;
   /** When the run started on this page (ms, `Date.now()`): the x origin of `speed`. */
@@ -117,7 +119,7 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
         break;
       }
       case 'progress':
-        set({ trainRun: { ...run, progress: event.progress, speed: nextSpeedPoints(run.speed, event.progress, (Date.now() - run.startedAtMs) / 1000) } });
+        set({ trainRun: { ...run, progress: event.progress, progressAtMs: Date.now(), speed: nextSpeedPoints(run.speed, event.progress, (Date.now() - run.startedAtMs) / 1000) } });
         break;
       case 'step':
         set({ trainRun: { ...run, metrics: [...run.metrics, event.metrics] } });
@@ -144,7 +146,7 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
   }
 
   function newRun(dataset: string, config: TrainConfig, runId: string | null): TrainRunView {
-    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null, progress: null, pending: null, startedAtMs: Date.now(), speed: [] };
+    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null, progress: null, progressAtMs: 0, pending: null, startedAtMs: Date.now(), speed: [] };
   }
 
   /** Runs a control call; its failure is a notice (the run's own failures come as events). */

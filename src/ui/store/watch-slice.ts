@@ -9,7 +9,15 @@
  * still running in the worker, and a result that arrives for an older episode is dropped (`episodeKey`).
  *
  * `policyInfos` (the policies the worker offers) lives here and is shared with the Evaluate view; `applyPolicyList`
- * keeps each view's chosen policy when it is still listed and says so when it is not (policy-choice.ts).
+ * keeps each view's chosen policy when it is still listed and says so when it is not (policy-choice.ts). Watch
+ * remembers a model policy that went away (`watchAwaitedPolicy`, persisted) and chooses it again when its model is
+ * loaded again, so "Qwen + adapter" survives a reload.
+ *
+ * The policy on screen is the policy chosen: a policy is fixed when an episode is reset, so a new choice (the
+ * person's, or one the list forced) restarts the episode on screen with the same question and seed
+ * (`applyPolicyToScreen`); an episode still loading is reset again when it was started with another policy. Before
+ * any reset the chosen policy is checked against the worker's list, so a policy that is gone never reaches the
+ * worker (which would answer "Unknown policy") and the only message is the notice saying Oracle plays instead.
  *
  * While a step runs, `watchLive` says how far it got (the step, and for a model policy the tokens generated so far),
  * streamed from the worker through a Comlink callback. The Model panel's form (source and settings, never the
@@ -17,6 +25,7 @@
  */
 import type { StateCreator } from 'zustand';
 import type { Difficulty, Question, SplitSelector } from '../../data/types.ts';
+import type { ResetOptions } from '../../env/types.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import type { PolicyInfo } from '../../policies/registry.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
@@ -72,17 +81,28 @@ export interface WatchSlice {
   watchError: string | null;
   /** Why Watch's policy changed by itself (the chosen one is gone); null when it did not. */
   watchPolicyNotice: string | null;
+  /** A model policy chosen in Watch whose model is not loaded now: chosen again once it is listed (persisted). */
+  watchAwaitedPolicy: string | null;
   /** Policies the worker offers (Random, Oracle, and model policies later); null until loaded. */
   policyInfos: PolicyInfo[] | null;
   loadPolicyInfos: () => Promise<PolicyInfo[]>;
   /**
    * Takes the worker's new policy list: Watch's and Evaluate's choices stay when still listed, fall back to Oracle
-   * with a notice when not; `loadedModel` (a model just loaded) is chosen unless a policy on it is chosen already.
+   * with a notice when not; `loadedModel` (a model just loaded) is chosen unless a policy on it is chosen already;
+   * Watch's awaited policy is chosen as soon as it is listed. When Watch's choice changes, the episode on screen
+   * follows it (restarted on the same question and seed).
    */
   applyPolicyList: (infos: PolicyInfo[], loadedModel?: string) => void;
+  /**
+   * Changes the form. A new `policy` is the person's choice: it forgets the awaited policy and its notice, and applies
+   * to the episode on screen at once (restarted with the same question and seed).
+   */
   setWatchOptions: (patch: Partial<WatchOptions>) => void;
-  /** Resets the Watch session on `dataset` with the current options; the episode starts paused. */
-  startWatchEpisode: (dataset: string) => Promise<void>;
+  /**
+   * Resets the Watch session on `dataset` with the current options, after `patch` (a link's question, seed and
+   * policy) if given; the episode starts paused.
+   */
+  startWatchEpisode: (dataset: string, patch?: Partial<WatchOptions>) => Promise<void>;
   /**
    * "New episode": like `startWatchEpisode`, but a question drawn at random (or by difficulty) is drawn anew — the
    * seed moves on by one when the episode on screen was drawn with the current seed.
@@ -113,6 +133,24 @@ export const DEFAULT_WATCH_OPTIONS: WatchOptions = { policy: 'oracle', mode: 'ra
 let generation = 0;
 let episodeKey = 0;
 let queue: Promise<unknown> = Promise.resolve();
+
+/** Where an episode's reset aims: the dataset and the environment's reset options (a question by id, or drawn). */
+interface EpisodeTarget {
+  dataset: string;
+  reset: ResetOptions;
+}
+
+/** The reset in flight (the newest), and the policy it plays: null until the policy list has been checked. */
+let pending: { target: EpisodeTarget; policy: string | null } | null = null;
+
+/** The reset options the form names. */
+function resetOptionsOf(options: WatchOptions): ResetOptions {
+  if (options.mode === 'id') {
+    if (options.questionId.trim() === '') throw new RangeError('Enter a question id, or pick the question at random.');
+    return { questionId: options.questionId.trim(), seed: options.seed };
+  }
+  return { seed: options.seed, split: options.split, ...(options.mode === 'difficulty' && { difficulty: options.difficulty }) };
+}
 
 /** Runs worker calls one after another, in the order they were asked for. */
 function serial<T>(task: () => Promise<T>): Promise<T> {
@@ -159,6 +197,84 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
     }
   }
 
+  /**
+   * Takes a new policy list: Watch's and Evaluate's choices (policy-choice.ts). True when Watch's chosen policy
+   * changed, so the episode on screen must follow.
+   */
+  function settlePolicies(infos: PolicyInfo[], loadedModel?: string): boolean {
+    policiesLoading = Promise.resolve(infos);
+    const before = get().watchOptions.policy;
+    set((s) => {
+      const watch = choosePolicy(s.watchOptions.policy, infos, loadedModel, s.watchAwaitedPolicy);
+      const evaluate = choosePolicy(s.evalForm.policy, infos);
+      return {
+        policyInfos: infos,
+        watchOptions: watch.policy === s.watchOptions.policy ? s.watchOptions : { ...s.watchOptions, policy: watch.policy },
+        watchAwaitedPolicy: watch.awaited,
+        evalForm: evaluate.policy === s.evalForm.policy ? s.evalForm : { ...s.evalForm, policy: evaluate.policy },
+        watchPolicyNotice: watch.notice ?? (watch.policy === s.watchOptions.policy ? s.watchPolicyNotice : null),
+        evalPolicyNotice: evaluate.notice ?? s.evalPolicyNotice,
+      };
+    });
+    return get().watchOptions.policy !== before;
+  }
+
+  /**
+   * Makes the episode on screen play the chosen policy: an episode played (or being reset) with another policy is
+   * reset again on the same question and seed, so the link, the form and the transcript name one policy.
+   */
+  function applyPolicyToScreen(): void {
+    const { watchOptions, watchStatus, watchEpisode: episode } = get();
+    const policy = watchOptions.policy;
+    if (watchStatus === 'loading') {
+      // A reset that has not read the policy yet will read this one; one that has, with another, is redone.
+      if (pending && pending.policy !== null && pending.policy !== policy) void begin(pending.target);
+      return;
+    }
+    if (episode && episode.policy !== policy) void begin({ dataset: episode.dataset, reset: { questionId: episode.question.id, seed: episode.seed } });
+  }
+
+  /** Resets the Watch session at `target` with the chosen policy (checked against the worker's list first). */
+  async function begin(target: EpisodeTarget): Promise<void> {
+    generation++;
+    const key = ++episodeKey;
+    const mine: { target: EpisodeTarget; policy: string | null } = { target, policy: null };
+    pending = mine;
+    set({ watchStatus: 'loading', watchError: null });
+    try {
+      settlePolicies(await get().loadPolicyInfos());
+      if (key !== episodeKey) return;
+      const policy = get().watchOptions.policy;
+      mine.policy = policy;
+      const reset = await serial(() => envClient().reset(WATCH_SESSION, target.dataset, target.reset, policy));
+      const question = await envClient().question(target.dataset, reset.info.questionId);
+      if (key !== episodeKey) return;
+      pending = null;
+      set({
+        watchStatus: 'paused',
+        watchEpisode: {
+          key,
+          dataset: target.dataset,
+          policy,
+          seed: reset.info.seed,
+          question,
+          budget: reset.observation.stepsLeft,
+          stepsLeft: reset.observation.stepsLeft,
+          steps: [],
+          done: false,
+          success: false,
+          truncated: false,
+        },
+      });
+      // The choice changed while the reset was in flight (and that reset was not redone): follow it now.
+      if (get().watchOptions.policy !== policy) applyPolicyToScreen();
+    } catch (e) {
+      if (key !== episodeKey) return;
+      pending = null;
+      set({ watchStatus: 'idle', watchEpisode: null, watchError: errorText(e) });
+    }
+  }
+
   return {
     watchOptions: DEFAULT_WATCH_OPTIONS,
     watchEpisode: null,
@@ -167,6 +283,7 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
     watchLive: null,
     watchError: null,
     watchPolicyNotice: null,
+    watchAwaitedPolicy: null,
     policyInfos: null,
 
     loadPolicyInfos: () => {
@@ -182,68 +299,34 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
     },
 
     applyPolicyList: (infos, loadedModel) => {
-      policiesLoading = Promise.resolve(infos);
-      set((s) => {
-        const watch = choosePolicy(s.watchOptions.policy, infos, loadedModel);
-        const evaluate = choosePolicy(s.evalForm.policy, infos);
-        return {
-          policyInfos: infos,
-          watchOptions: watch.policy === s.watchOptions.policy ? s.watchOptions : { ...s.watchOptions, policy: watch.policy },
-          evalForm: evaluate.policy === s.evalForm.policy ? s.evalForm : { ...s.evalForm, policy: evaluate.policy },
-          watchPolicyNotice: watch.notice ?? (watch.policy === s.watchOptions.policy ? s.watchPolicyNotice : null),
-          evalPolicyNotice: evaluate.notice ?? s.evalPolicyNotice,
-        };
-      });
+      if (settlePolicies(infos, loadedModel)) applyPolicyToScreen();
     },
 
-    setWatchOptions: (patch) => set((s) => ({ watchOptions: { ...s.watchOptions, ...patch }, ...(patch.policy !== undefined && { watchPolicyNotice: null }) })),
+    setWatchOptions: (patch) => {
+      set((s) => ({ watchOptions: { ...s.watchOptions, ...patch }, ...(patch.policy !== undefined && { watchPolicyNotice: null, watchAwaitedPolicy: null }) }));
+      if (patch.policy !== undefined) applyPolicyToScreen();
+    },
 
     newWatchEpisode: async (dataset) => {
       const { watchOptions: options, watchEpisode: episode } = get();
       const drawn = options.mode !== 'id';
-      if (drawn && episode && episode.dataset === dataset && episode.seed === options.seed) get().setWatchOptions({ seed: options.seed + 1 });
-      await get().startWatchEpisode(dataset);
+      const seed = drawn && episode && episode.dataset === dataset && episode.seed === options.seed ? options.seed + 1 : options.seed;
+      await get().startWatchEpisode(dataset, { seed });
     },
 
-    startWatchEpisode: async (dataset) => {
-      generation++;
-      const key = ++episodeKey;
-      const options = get().watchOptions;
-      set({ watchStatus: 'loading', watchError: null });
+    startWatchEpisode: async (dataset, patch) => {
+      if (patch) set((s) => ({ watchOptions: { ...s.watchOptions, ...patch }, ...(patch.policy !== undefined && { watchPolicyNotice: null, watchAwaitedPolicy: null }) }));
+      let reset: ResetOptions;
       try {
-        if (options.mode === 'id' && options.questionId.trim() === '') throw new RangeError('Enter a question id, or pick the question at random.');
-        const reset = await serial(() =>
-          envClient().reset(
-            WATCH_SESSION,
-            dataset,
-            options.mode === 'id'
-              ? { questionId: options.questionId.trim(), seed: options.seed }
-              : { seed: options.seed, split: options.split, ...(options.mode === 'difficulty' && { difficulty: options.difficulty }) },
-            options.policy,
-          ),
-        );
-        const question = await envClient().question(dataset, reset.info.questionId);
-        if (key !== episodeKey) return;
-        set({
-          watchStatus: 'paused',
-          watchEpisode: {
-            key,
-            dataset,
-            policy: options.policy,
-            seed: reset.info.seed,
-            question,
-            budget: reset.observation.stepsLeft,
-            stepsLeft: reset.observation.stepsLeft,
-            steps: [],
-            done: false,
-            success: false,
-            truncated: false,
-          },
-        });
+        reset = resetOptionsOf(get().watchOptions);
       } catch (e) {
-        if (key !== episodeKey) return;
+        generation++;
+        episodeKey++;
+        pending = null;
         set({ watchStatus: 'idle', watchEpisode: null, watchError: errorText(e) });
+        return;
       }
+      await begin({ dataset, reset });
     },
 
     watchStep: async () => {
@@ -281,4 +364,9 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
 };
 
 /** The part of this slice that persists across reloads: the forms (Watch's, the Model panel's) and the model loaded last; never an episode or weights. */
-export const persistedWatch = (s: AppState): Pick<WatchSlice, 'watchOptions' | 'modelForm' | 'lastModel'> => ({ watchOptions: s.watchOptions, modelForm: s.modelForm, lastModel: s.lastModel });
+export const persistedWatch = (s: AppState): Pick<WatchSlice, 'watchOptions' | 'watchAwaitedPolicy' | 'modelForm' | 'lastModel'> => ({
+  watchOptions: s.watchOptions,
+  watchAwaitedPolicy: s.watchAwaitedPolicy,
+  modelForm: s.modelForm,
+  lastModel: s.lastModel,
+});

@@ -7,6 +7,7 @@
 import { useState } from 'react';
 import { errorText } from '../store/datasets-slice.ts';
 import { useStore } from '../store/store.ts';
+import { plural } from '../components/plural.ts';
 import type { AdapterInfo } from '../../workers/train-protocol.ts';
 import { deleteAdapter, downloadAdapter, evaluateAdapter, loadAdapterFromFiles, loadAdapterFromHub, watchAdapter } from './adapter-actions.ts';
 
@@ -21,7 +22,7 @@ function AdapterItem({ adapter, onError }: { adapter: AdapterInfo; onError: (tex
         <span className="meta">{ORIGIN[adapter.origin]}</span>
       </div>
       <p className="train-item-figures">
-        Rank {adapter.rank}, alpha {adapter.alpha}, {adapter.targets.length} targets{adapter.steps !== undefined && `, ${adapter.steps} steps`} · base {adapter.baseModel} · policy <code>{adapter.policy}</code>
+        Rank {adapter.rank}, alpha {adapter.alpha}, {adapter.targets.length} targets{adapter.steps !== undefined && `, ${plural(adapter.steps, 'step')}`} · base {adapter.baseModel} · policy <code>{adapter.policy}</code>
       </p>
       <div className="button-row">
         <button type="button" onClick={act('The download', () => downloadAdapter(adapter))}>

@@ -1,46 +1,38 @@
 /**
  * The run on screen: what it trains, its phase (loading, running, paused, stopped, finished, failed) with the
- * step reached, what it is doing now (loading, evaluation, rollouts, update, checkpoint) with a progress bar and an
+ * step in progress (run-headline.ts), what it is doing now (down to the forward or backward pass of an update's
+ * micro-batch, with a clock that ticks between reports) (loading, evaluation, rollouts, update, checkpoint) with a progress bar and an
  * estimate of the time left, Pause / Resume / Stop — a click says "Stopping…" / "Pausing…" at once and disables the
  * buttons that no longer apply until the worker has done it — and a failure said plainly — with, when the device ran out of memory, the
  * smaller setting the worker suggests as a one-click "apply" (it goes into the form; Start runs again with it).
+ * A run started on this page is scrolled into view (the form above it can be long with Advanced settings open).
  */
+import { useEffect, useRef, useState } from 'react';
 import { etaText } from '../../train/progress.ts';
 import type { TrainConfig, TrainProgress } from '../../train/types.ts';
 import type { TrainPhase } from '../../workers/train-protocol.ts';
 import { ErrorBox } from '../components/ErrorBox.tsx';
 import { useStore } from '../store/store.ts';
-import type { TrainRunView } from '../store/train-slice.ts';
 import { settingLabel } from './config-fields.ts';
+import { activityClock, clockTicks, runHeadline } from './run-headline.ts';
 
-const PHASE_TEXT: Record<TrainPhase, string> = {
-  loading: 'Loading',
-  idle: 'Starting',
-  running: 'Running',
-  paused: 'Paused',
-  stopped: 'Stopped',
-  finished: 'Finished',
-  failed: 'Failed',
-};
-
-const PENDING_TEXT: Record<NonNullable<TrainRunView['pending']>, string> = {
-  stop: 'Stopping…',
-  pause: 'Pausing…',
-  resume: 'Resuming…',
-};
-
-function statusText(run: TrainRunView): string {
-  const step = run.metrics.at(-1)?.step ?? 0;
-  if (run.pending) return `${PENDING_TEXT[run.pending]} step ${step} of ${run.totalSteps}`;
-  const progress = run.loaded && run.loaded.total > 0 ? ` (${Math.round((run.loaded.loaded / run.loaded.total) * 100)}%)` : '';
-  const message = run.phaseMessage ? ` — ${run.phaseMessage}` : '';
-  return `${PHASE_TEXT[run.phase]}${progress}: step ${step} of ${run.totalSteps}${message}`;
+/** `Date.now()`, read again every second while `ticking` (so a clock on screen moves between events). */
+function useNowWhile(ticking: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!ticking) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [ticking]);
+  return now; // a stale value only means no time added yet (activityClock counts from the report's arrival)
 }
 
-/** The activity in progress: its sentence, a bar, and the time spent and left. */
-function ProgressLine({ progress }: { progress: TrainProgress }) {
+/** The activity in progress: its sentence, a bar, and the time spent and left (ticking between reports). */
+function ProgressLine({ progress, receivedAtMs, phase }: { progress: TrainProgress; receivedAtMs: number; phase: TrainPhase }) {
+  const ticking = clockTicks(phase, progress);
+  const clock = activityClock(progress, receivedAtMs, useNowWhile(ticking), ticking);
   const percent = progress.total > 0 ? Math.round((progress.done / progress.total) * 100) : 0;
-  const eta = etaText(progress.etaSeconds);
+  const eta = etaText(clock.etaSeconds);
   return (
     <div className="run-progress">
       <p role="status" aria-live="off" aria-label="Run activity" className="run-activity">
@@ -48,7 +40,7 @@ function ProgressLine({ progress }: { progress: TrainProgress }) {
       </p>
       <progress aria-label="Run progress" max={Math.max(progress.total, 1e-9)} value={progress.done} aria-valuetext={`${percent}%${eta ? `, ${eta}` : ''}`} />
       <p className="meta">
-        {percent}% · {Math.round(progress.elapsedSeconds)} s so far{eta ? ` · ${eta}` : ''}
+        {percent}% · {Math.round(clock.elapsedSeconds)} s so far{eta ? ` · ${eta}` : ''}
       </p>
     </div>
   );
@@ -67,21 +59,27 @@ export function RunControls() {
   const resume = useStore((s) => s.resumeTrainingRun);
   const stop = useStore((s) => s.stopTrainingRun);
   const apply = useStore((s) => s.applyTrainSuggestion);
+  const section = useRef<HTMLElement>(null);
+  const key = run?.key;
+  // A new run on screen: bring its card into view (Start sits at the bottom of a form that can be long).
+  useEffect(() => {
+    if (key !== undefined) section.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  }, [key]);
   if (!run) return null;
   const { phase, error, pending, progress } = run;
   const live = phase === 'running' || phase === 'paused' || phase === 'loading' || phase === 'idle';
   const activityDone = progress !== null && progress.done >= progress.total;
   return (
-    <section className="panel run-controls" aria-label="Training run">
+    <section className="panel run-controls" aria-label="Training run" ref={section}>
       <h3>
         {run.algo === 'grpo' ? 'GRPO' : 'SFT'} on {run.dataset}
         {run.runId !== null && <span className="meta"> · {run.runId}</span>}
       </h3>
       <p role="status" aria-label="Training status" className={`train-status phase-${phase}`}>
-        {statusText(run)}
+        {runHeadline(run)}
       </p>
       {phase === 'loading' && run.loaded && progress === null && <progress aria-label="Loading progress" max={Math.max(run.loaded.total, 1)} value={run.loaded.loaded} />}
-      {live && progress && !(phase === 'paused' && activityDone) && <ProgressLine progress={progress} />}
+      {live && progress && !(phase === 'paused' && activityDone) && <ProgressLine progress={progress} receivedAtMs={run.progressAtMs} phase={phase} />}
       {live && (
         <div className="button-row">
           {phase === 'paused' ? (

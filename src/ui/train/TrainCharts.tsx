@@ -14,7 +14,9 @@ import { formatBytes } from '../../model/cache.ts';
 import { useStore } from '../store/store.ts';
 import { LiveChart, type Series } from './LiveChart.tsx';
 import type { SpeedPoint } from './live-speed.ts';
+import { runEtaText } from './run-headline.ts';
 import { modelEvaluationFigure, stepEpisodesFigure } from './run-summary.ts';
+import type { TrainPhase } from '../../workers/train-protocol.ts';
 import { tip } from '../help/glossary.ts';
 
 const stepOf = (row: { step: number }): number => row.step;
@@ -50,7 +52,7 @@ function details(m: StepMetrics): string {
   return `Step ${m.step}: ${parts.join(' · ')}.`;
 }
 
-function Figures({ last, lastEval, totalSteps }: { last: StepMetrics; lastEval: EvalPoint | undefined; totalSteps: number }) {
+function Figures({ last, lastEval, totalSteps, phase }: { last: StepMetrics; lastEval: EvalPoint | undefined; totalSteps: number; phase: TrainPhase }) {
   const episodes = stepEpisodesFigure(last);
   const model = modelEvaluationFigure(lastEval);
   return (
@@ -84,7 +86,7 @@ function Figures({ last, lastEval, totalSteps }: { last: StepMetrics; lastEval: 
         </div>
         <div title={tip('eta')}>
           <dt>ETA</dt>
-          <dd>{last.step >= totalSteps ? 'done' : duration(last.etaSeconds * 1000)}</dd>
+          <dd>{runEtaText(last.step, last.etaSeconds, totalSteps, phase)}</dd>
         </div>
         <div title={tip('gpuMemory')}>
           <dt>GPU memory</dt>
@@ -111,7 +113,7 @@ export function TrainCharts() {
   return (
     <section className="panel train-charts" aria-label="Charts">
       <h3>Charts</h3>
-      {last ? <Figures last={last} lastEval={evals.at(-1)} totalSteps={run.totalSteps} /> : <p className="meta">The first step’s figures appear when it ends.</p>}
+      {last ? <Figures last={last} lastEval={evals.at(-1)} totalSteps={run.totalSteps} phase={run.phase} /> : <p className="meta">The first step’s figures appear when it ends.</p>}
       <div className="train-chart-grid">
         <LiveChart title="Generation speed while it runs" rows={run.speed} x={secondsOf} xTitle="seconds since start" series={LIVE_SPEED} yTitle="tokens/s" digits={1} colors={colors} />
         <LiveChart title={grpo ? 'Reward per step' : 'Oracle demonstrations’ reward per step'} rows={metrics} x={stepOf} series={REWARD} yTitle="mean reward" colors={colors} />

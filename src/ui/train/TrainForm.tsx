@@ -4,7 +4,8 @@
  * settings", each group only when it has a field for the chosen algorithm. Settings both algorithms share keep one
  * value across a switch; each algorithm keeps its own (shared-settings.ts). Start checks the whole config
  * (config-check.ts) and refuses with the setting named (and its field marked, the advanced part opened when it is
- * there); a run needs a model loaded in Watch's Model panel.
+ * there); a run needs a model loaded in Watch's Model panel. While a run lasts the whole form is locked (one disabled
+ * fieldset), since its settings are the run's.
  */
 import { useMemo, useState } from 'react';
 import type { RewardWeights } from '../../env/rewards.ts';
@@ -19,6 +20,7 @@ import { GROUP_TITLES, groupHasFields, NUMBER_SETTINGS, REWARD_LABELS, shownFor,
 import { SettingField } from './SettingField.tsx';
 import { configFor, readTrainSettings } from './shared-settings.ts';
 import { TRAIN_SETTING_HELP } from '../help/glossary.ts';
+import { GET_MODEL_LINK } from '../help/GetModelGuide.tsx';
 
 const ALGOS = [
   { value: 'grpo' as const, label: 'GRPO' },
@@ -106,9 +108,9 @@ function RewardWeightsGroup({ config, problemKey, disabled, onChange }: Omit<Gro
 }
 
 function isAdvanced(problem: ConfigProblem | null): boolean {
-  if (!problem || problem.key.startsWith('rewardWeights.')) return false;
-  if (problem.key === 'loraTargets') return true;
-  const setting = NUMBER_SETTINGS.find((s) => s.key === problem.key) ?? SWITCH_SETTINGS.find((s) => s.key === problem.key);
+  if (!problem || problem.field.startsWith('rewardWeights.')) return false;
+  if (problem.field === 'loraTargets') return true;
+  const setting = NUMBER_SETTINGS.find((s) => s.key === problem.field) ?? SWITCH_SETTINGS.find((s) => s.key === problem.field);
   return setting !== undefined && setting.group !== 'essentials';
 }
 
@@ -125,7 +127,7 @@ export function TrainForm({ dataset }: { dataset: string }) {
   const start = useStore((s) => s.startTrainingRun);
   const [problem, setProblem] = useState<ConfigProblem | null>(null);
   const [advancedOpen, setAdvancedOpen] = useState(false);
-  const problemKey = problem?.key ?? '';
+  const problemKey: string = problem?.field ?? '';
   const change = (patch: Partial<TrainConfig>) => {
     setProblem(null);
     setConfig(patch);
@@ -155,50 +157,59 @@ export function TrainForm({ dataset }: { dataset: string }) {
         </p>
       ) : (
         <p className="notice" role="note">
-          No model is loaded. Load one in <a href={routeHash('watch')}>Watch’s Model panel</a>, then come back to train it.
+          No model is loaded. Load one in <a href={routeHash('watch')}>Watch’s Model panel</a>, then come back to train it (
+          <a href={GET_MODEL_LINK}>Get a model</a>: from the Hub, a served folder, or <code>npm run model:tiny</code> for a small test model).
         </p>
       )}
-      <div className="form-grid">
-        <ChoiceField label="Algorithm" value={form.algo} choices={ALGOS} disabled={active} onChange={(algo: TrainAlgo) => (setProblem(null), setAlgo(algo))} />
-        <label className="field">
-          Start from
-          <select value={initAdapter ? form.initAdapterId : ''} disabled={active} onChange={(e) => setForm({ initAdapterId: e.target.value })}>
-            <option value="">A fresh adapter</option>
-            {(adapters ?? []).map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name} (rank {a.rank})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          Adapter name
-          <input type="text" value={form.adapterName} placeholder={`${form.algo} <date>`} disabled={active} onChange={(e) => setForm({ adapterName: e.target.value })} />
-        </label>
-      </div>
-      <p className="meta">Steps, learning rate and the {form.algo === 'sft' ? 'SFT' : 'GRPO'}-only settings are kept for each algorithm; every other setting is shared by SFT and GRPO.</p>
-      {initAdapter && <p className="meta">Continues {initAdapter.name}: its rank, alpha and targets replace the LoRA settings below.</p>}
-      <SettingsGroup group="essentials" config={config} problemKey={problemKey} disabled={active} onChange={change} />
-      <RewardWeightsGroup config={config} problemKey={problemKey} disabled={active} onChange={change} />
-      <details className="advanced" open={advancedOpen} onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}>
-        <summary>Advanced settings</summary>
-        {ADVANCED.map((group) => (
-          <SettingsGroup key={group} group={group} config={config} problemKey={problemKey} disabled={active} onChange={change} />
-        ))}
-      </details>
-      {problem && (
-        <p className="step-error" role="alert" aria-label="Settings problem">
-          {problem.message}
+      {active && (
+        <p className="meta">
+          The settings are locked while a run lasts: they are the run’s. Stop it (or let it end) to change them.
         </p>
       )}
-      <div className="button-row">
-        <button type="submit" className="primary" disabled={active || !model}>
-          Start training
-        </button>
-        <button type="button" disabled={active} onClick={() => (setProblem(null), reset())}>
-          Reset to defaults
-        </button>
-      </div>
+      {/* One lock for every field, present and future: a disabled fieldset disables all the controls inside it. */}
+      <fieldset className="train-form-lock" disabled={active}>
+        <div className="form-grid">
+          <ChoiceField label="Algorithm" value={form.algo} choices={ALGOS} disabled={active} onChange={(algo: TrainAlgo) => (setProblem(null), setAlgo(algo))} />
+          <label className="field">
+            Start from
+            <select value={initAdapter ? form.initAdapterId : ''} disabled={active} onChange={(e) => setForm({ initAdapterId: e.target.value })}>
+              <option value="">A fresh adapter</option>
+              {(adapters ?? []).map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name} (rank {a.rank})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
+            Adapter name
+            <input type="text" value={form.adapterName} placeholder={`${form.algo} <date>`} disabled={active} onChange={(e) => setForm({ adapterName: e.target.value })} />
+          </label>
+        </div>
+        <p className="meta">Steps, learning rate and the {form.algo === 'sft' ? 'SFT' : 'GRPO'}-only settings are kept for each algorithm; every other setting is shared by SFT and GRPO.</p>
+        {initAdapter && <p className="meta">Continues {initAdapter.name}: its rank, alpha and targets replace the LoRA settings below.</p>}
+        <SettingsGroup group="essentials" config={config} problemKey={problemKey} disabled={active} onChange={change} />
+        <RewardWeightsGroup config={config} problemKey={problemKey} disabled={active} onChange={change} />
+        <details className="advanced" open={advancedOpen} onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}>
+          <summary>Advanced settings</summary>
+          {ADVANCED.map((group) => (
+            <SettingsGroup key={group} group={group} config={config} problemKey={problemKey} disabled={active} onChange={change} />
+          ))}
+        </details>
+        {problem && (
+          <p className="step-error" role="alert" aria-label="Settings problem">
+            {problem.message}
+          </p>
+        )}
+        <div className="button-row">
+          <button type="submit" className="primary" disabled={active || !model}>
+            Start training
+          </button>
+          <button type="button" disabled={active} onClick={() => (setProblem(null), reset())}>
+            Reset to defaults
+          </button>
+        </div>
+      </fieldset>
     </form>
   );
 }

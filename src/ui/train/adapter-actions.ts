@@ -1,9 +1,10 @@
 /**
- * The Adapters panel's named actions: download an adapter's PEFT files (with its model card), load one from picked files or from a
+ * The Adapters panel's named actions: download an adapter's PEFT files (with its model card, one zip), load one from picked files or from a
  * Hub repo, delete one, and open one as the policy of Watch or Evaluate. Each worker call is followed by a fresh read
  * of the adapter list and of the policy lists (refreshTrainLists), since the worker registers every adapter it holds
  * as a policy of Watch, Evaluate and Compare.
  */
+import { strToU8, zipSync } from 'fflate';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../../model/adapter-file.ts';
 import { MODEL_CARD_FILE } from '../../model/model-card.ts';
 import { envClient } from '../../workers/env-client.ts';
@@ -12,14 +13,31 @@ import { downloadBlob } from '../evaluate/download.ts';
 import { navigate } from '../router.ts';
 import { useStore } from '../store/store.ts';
 
-/** Saves an adapter's PEFT files (adapter_model.safetensors, adapter_config.json, the README.md model card) through
- * the browser's download. */
+/**
+ * The adapter's name as a file and folder name (it names the zip and the folder inside it): ASCII letters, digits,
+ * '_' and '-' kept, every run of anything else (dots and slashes included: no '..' path) one '-'; 'adapter' if empty.
+ */
+export function adapterFolderName(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return safe === '' ? 'adapter' : safe.slice(0, 100);
+}
+
+/**
+ * Saves an adapter's PEFT files (adapter_model.safetensors, adapter_config.json, the README.md model card) as ONE
+ * download, `<name>.zip` holding the folder `<name>/` (what PEFT's `from_pretrained` reads): three downloads would
+ * make the browser ask whether the page may download several files, and one of them is easily lost.
+ */
 export async function downloadAdapter(adapter: AdapterInfo): Promise<void> {
   const files = await envClient().adapterFiles(adapter.id);
+  const folder = adapterFolderName(adapter.name);
+  const zip = zipSync({
+    // Stored, not deflated: float weights barely compress, and deflating megabytes would hold the page.
+    [`${folder}/${ADAPTER_WEIGHTS_FILE}`]: [files[ADAPTER_WEIGHTS_FILE], { level: 0 }],
+    [`${folder}/${ADAPTER_CONFIG_FILE}`]: strToU8(files[ADAPTER_CONFIG_FILE]),
+    [`${folder}/${MODEL_CARD_FILE}`]: strToU8(files[MODEL_CARD_FILE]),
+  });
   // A copy on an ArrayBuffer of its own: a Blob takes no view of a shared buffer.
-  downloadBlob(ADAPTER_WEIGHTS_FILE, new Blob([new Uint8Array(files[ADAPTER_WEIGHTS_FILE])], { type: 'application/octet-stream' }));
-  downloadBlob(ADAPTER_CONFIG_FILE, new Blob([files[ADAPTER_CONFIG_FILE]], { type: 'application/json' }));
-  downloadBlob(MODEL_CARD_FILE, new Blob([files[MODEL_CARD_FILE]], { type: 'text/markdown' }));
+  downloadBlob(`${folder}.zip`, new Blob([new Uint8Array(zip)], { type: 'application/zip' }));
 }
 
 /** The two PEFT files among picked files: by their PEFT names, else the one .safetensors and the one .json. */
@@ -64,7 +82,7 @@ export async function deleteAdapter(adapter: AdapterInfo): Promise<void> {
 
 /** Opens Evaluate with the adapter's policy chosen: base vs trained is that run and one with the base model's. */
 export function evaluateAdapter(adapter: AdapterInfo): void {
-  useStore.getState().setEvalForm({ policy: adapter.policy });
+  useStore.getState().chooseModelEvaluation(adapter.policy);
   navigate('evaluate');
 }
 

@@ -38,7 +38,7 @@ export const GPU_FLOPS = 2e11;
 /** A plan beyond this many seconds (the first evaluation or a step) is worth a proposal. */
 export const SLOW_SECONDS = 120;
 /** Tokens of a first prompt (system text, schema, question), for the plan. */
-const PROMPT_TOKENS = 600;
+export const PROMPT_TOKENS = 600;
 
 /** The settings proposed on a slow device: short episodes, few evaluation episodes, small groups. */
 export const SMALL_SETTINGS: Partial<TrainConfig> = {

@@ -7,6 +7,10 @@
  * cache), and a GPU device-loss recovery as a notice. Once loaded, its policy ("Qwen (…)") is listed in Watch and
  * Evaluate.
  *
+ * Under the source fields, the "Get a model" note of the chosen source (src/ui/help/GetModelGuide.tsx): a Hub
+ * model's download size and time before the download starts, how a folder comes to be served (`npm run model:tiny`),
+ * what a local folder must hold. A model with random test weights says so once loaded (components/TestModelNotice.tsx).
+ *
  * The form (source and settings) lives in the store and persists across reloads; the weights do not. After a reload
  * the panel says which model was loaded before and loads a Hub or URL model again in one click (never unasked); a
  * local folder must be picked again.
@@ -18,6 +22,8 @@ import { DEFAULT_MODEL, MODEL_REGISTRY } from '../../model/registry.ts';
 import type { LlmLoadProgress } from '../../workers/llm-generate.ts';
 import { resolveLlmSettings, type LlmPolicySettings } from '../../workers/llm-settings.ts';
 import { ErrorBox } from '../components/ErrorBox.tsx';
+import { TestModelNotice } from '../components/TestModelNotice.tsx';
+import { HubDownloadNote, LocalFolderNote, ServedFolderNote, TINY_MODEL_URL } from '../help/GetModelGuide.tsx';
 import { routeHash } from '../router.ts';
 import { completeModelForm, modelFormSource, type ModelSourceKind } from '../store/model-form.ts';
 import { useStore } from '../store/store.ts';
@@ -140,14 +146,16 @@ export function ModelPanel({ webGpu = null }: { webGpu?: boolean | null }) {
             Mirror (base URL)
             <input type="url" value={mirror} spellCheck={false} autoComplete="off" disabled={loading} onChange={(e) => setModelForm({ mirror: e.target.value })} />
           </label>
+          <HubDownloadNote repo={modelForm.repo} />
         </>
       )}
       {kind === 'url' && (
         <label className="field">
           Folder URL
-          <input type="text" value={modelForm.url} spellCheck={false} autoComplete="off" placeholder="models/tiny/" disabled={loading} onChange={(e) => setModelForm({ url: e.target.value })} />
+          <input type="text" value={modelForm.url} spellCheck={false} autoComplete="off" placeholder={TINY_MODEL_URL} disabled={loading} onChange={(e) => setModelForm({ url: e.target.value })} />
         </label>
       )}
+      {kind === 'url' && <ServedFolderNote onUseTiny={loading || modelForm.url === TINY_MODEL_URL ? undefined : () => setModelForm({ url: TINY_MODEL_URL })} />}
       {kind === 'folder' && (
         <label className="field">
           Model folder
@@ -155,6 +163,7 @@ export function ModelPanel({ webGpu = null }: { webGpu?: boolean | null }) {
           <span className="meta">{files.length > 0 ? `${folderName}: ${files.length} files (config.json, tokenizer files and safetensors are read)` : 'Pick the folder holding config.json, the tokenizer files and the safetensors weights.'}</span>
         </label>
       )}
+      {kind === 'folder' && files.length === 0 && <LocalFolderNote />}
 
       <ModelSettings value={form} onChange={(patch) => setModelForm({ settings: { ...form, ...patch } })} disabled={loading} />
       {settingsProblem !== null && <p className="step-error">{settingsProblem}</p>}
@@ -194,6 +203,7 @@ export function ModelPanel({ webGpu = null }: { webGpu?: boolean | null }) {
           {form.weights !== info.weights && ` Load again to store the weights as ${form.weights}.`}
         </p>
       )}
+      {status === 'ready' && info && <TestModelNotice />}
       {status === 'ready' && info && (
         <p className="meta">
           <a href={routeHash('train')}>Train this model</a> with a LoRA adapter (SFT warm-up, GRPO) in the Train view.

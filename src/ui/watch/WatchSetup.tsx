@@ -2,12 +2,15 @@
  * The Watch form: which policy plays, and which question (drawn by the seed from a split, drawn from one
  * difficulty, or named by id). "New episode" resets the Watch session with these choices, drawing another question
  * when it is drawn (the seed moves on when the episode on screen used it); "Next seed" moves the seed on by one and
- * starts again, so a run of episodes is reproducible. When the chosen policy went away (its model unloaded, or the
- * page reloaded), the form says so instead of switching silently.
+ * starts again, so a run of episodes is reproducible. Choosing a policy applies to the episode on screen (the store
+ * restarts it with the same question and seed). When the chosen policy went away (its model unloaded, or the page
+ * reloaded), the form says so instead of switching silently, and chooses it again once its model is loaded again.
  */
 import { useId } from 'react';
 import { DIFFICULTIES, type Difficulty, type SplitSelector } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { WatchRunEstimate } from '../components/RunEstimate.tsx';
+import { TestModelNotice } from '../components/TestModelNotice.tsx';
 import { splitChoices } from '../components/split-choices.ts';
 import { useStore } from '../store/store.ts';
 import type { WatchQuestionMode } from '../store/watch-slice.ts';
@@ -57,6 +60,7 @@ export function WatchSetup({ dataset }: { dataset: string }) {
         </p>
       )}
       {description && <p className="meta">{description}</p>}
+      <TestModelNotice policy={options.policy} />
 
       <label className="field">
         Question
@@ -107,14 +111,12 @@ export function WatchSetup({ dataset }: { dataset: string }) {
         <button
           type="button"
           disabled={loading}
-          onClick={() => {
-            setOptions({ seed: options.seed + 1 });
-            void start(dataset);
-          }}
+          onClick={() => void start(dataset, { seed: options.seed + 1 })}
         >
           Next seed
         </button>
       </div>
+      <WatchRunEstimate />
     </form>
   );
 }

@@ -4,8 +4,9 @@
  *
  * Deep link: `#/watch?dataset=demo&policy=oracle&q=<question id>&seed=3` opens that episode (Evaluate links each
  * episode here, and the policy's generator is seeded as Evaluate seeds it, so it replays what Evaluate recorded).
- * The link follows the episode on screen and the policy chosen (at once, before the next episode), so a reload or a
- * shared link reopens the question with the policy the form shows.
+ * The link follows the episode on screen and the policy chosen, so a reload or a shared link reopens the question
+ * with the policy the form shows. Choosing a policy restarts the episode on screen with it (same question and seed;
+ * the store's `applyPolicyToScreen`), so the link, the form and the transcript always name one policy.
  */
 import { useEffect, useRef } from 'react';
 import { EpisodeOutcome } from '../components/EpisodeOutcome.tsx';
@@ -25,7 +26,9 @@ import './watch.css';
 /**
  * Opens the linked episode, and keeps the link in step with the episode on screen and the chosen policy. The link it
  * writes has no `dataset` (the shell would otherwise hold the dataset picker to it); an incoming link's `dataset` is
- * honoured. A link this hook wrote itself is not opened again (choosing a policy does not restart the episode).
+ * honoured. A link this hook wrote itself is not opened again (a policy chosen in the form restarts the episode in
+ * the store). A link's policy that the form already holds is not passed on as a new choice: after a reload that
+ * would forget the adapter Watch waits for (the link names Oracle, which plays while the adapter's model is away).
  */
 function useEpisodeLink(): void {
   const { params } = useRoute();
@@ -35,7 +38,6 @@ function useEpisodeLink(): void {
   const linkedDataset = params.get('dataset');
   const key = useStore((s) => s.watchEpisode?.key);
   const chosenPolicy = useStore((s) => s.watchOptions.policy);
-  const setOptions = useStore((s) => s.setWatchOptions);
   const start = useStore((s) => s.startWatchEpisode);
   const written = useRef<string | null>(null);
 
@@ -48,9 +50,8 @@ function useEpisodeLink(): void {
     const policy = linkedPolicy ?? state.watchOptions.policy;
     const current = state.watchEpisode;
     if (current && current.dataset === dataset && current.question.id === linkedQuestion && current.policy === policy && (seed === undefined || current.seed === seed)) return;
-    setOptions({ mode: 'id', questionId: linkedQuestion, policy, ...(seed !== undefined && { seed }) });
-    void start(dataset);
-  }, [linkedQuestion, linkedPolicy, linkedSeed, linkedDataset, setOptions, start]);
+    void start(dataset, { mode: 'id', questionId: linkedQuestion, ...(policy !== state.watchOptions.policy && { policy }), ...(seed !== undefined && { seed }) });
+  }, [linkedQuestion, linkedPolicy, linkedSeed, linkedDataset, start]);
 
   useEffect(() => {
     const episode = useStore.getState().watchEpisode;

@@ -3,8 +3,9 @@
  * model, unload it, and read or clear the browser's model cache. Each is one round trip to the environment worker;
  * the results land in the Watch slice's model fields (`modelStatus`, `modelInfo`, `modelProgress`, `modelError`) and
  * in the policy list Watch and Evaluate share, so the two views see a model come and go at once. A chosen policy
- * survives new settings and reloads while it is still listed (the store's `applyPolicyList`): Apply settings never
- * turns "Qwen + adapter" into plain "Qwen".
+ * survives new settings while it is still listed (the store's `applyPolicyList`): Apply settings never turns
+ * "Qwen + adapter" into plain "Qwen". One that went away with its model (an unload, a page reload) is awaited by
+ * Watch and chosen again when a load lists it, so loading the model again after a reload brings the adapter back.
  *
  * The progress callback given to `loadModel` stays live after the load: the worker reports a device-loss recovery
  * through it ('recovering', 'recovered'), which the panel shows as a notice.

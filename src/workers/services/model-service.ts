@@ -122,6 +122,7 @@ export class ModelService {
       maxNewTokens: resolved.maxNewTokens,
       settings: resolved,
       shotsBuilt: shots.length,
+      testModel: loaded.testModel ?? null,
     };
     const make: LlmPolicyMaker = (generate, name) =>
       new LlmPolicy({

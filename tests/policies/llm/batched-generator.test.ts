@@ -11,9 +11,9 @@ import { BatchedGenerator, type Variant } from '../../../src/policies/llm/batche
 import type { Generation } from '../../../src/policies/llm/llm-policy.ts';
 import { PrefixSlots } from '../../../src/policies/llm/prefix-slots.ts';
 import { FakeDecodeEngine } from './fake-decode-engine.ts';
+import { testSeed } from '../../fixtures/seed.ts';
 
-const SEED = Number(process.env.BATCHED_GENERATOR_SEED ?? Math.floor(Math.random() * 2 ** 31));
-console.log(`batched-generator tests: seed ${SEED} (replay with BATCHED_GENERATOR_SEED=${SEED})`);
+const SEED = testSeed('tests/policies/llm/batched-generator.test.ts');
 
 const VOCAB = 50;
 const END = 49;

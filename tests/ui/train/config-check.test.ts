@@ -1,7 +1,8 @@
 /**
- * The Train form's checks (src/ui/train/config-check.ts): every refusal names the setting at fault by its label and
- * key (the key marks the field), the defaults of both algorithms pass, and a stored form is completed with defaults
- * (`completeConfig`, src/ui/train/shared-settings.ts).
+ * The Train form's checks (src/ui/train/config-check.ts, the one settings check of src/train/settings-check.ts):
+ * every refusal names the setting at fault as a field (which the form marks) and starts with its label, the
+ * defaults of both algorithms pass, and a stored form is completed with defaults (`completeConfig`,
+ * src/ui/train/shared-settings.ts). The rules themselves are tested in tests/train/settings-check.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SFT_CONFIG, DEFAULT_TRAIN_CONFIG, type TrainConfig } from '../../../src/train/types.ts';
@@ -18,35 +19,35 @@ describe('configProblem', () => {
   });
 
   it.each<[string, Partial<TrainConfig>, string, RegExp]>([
-    ['G of 1', { groupSize: 1 }, 'groupSize', /^Episodes per prompt \(G\): groupSize must be at least 2/],
-    ['a fractional step count', { steps: 2.5 }, 'steps', /^Steps: steps must be a positive integer, got 2.5/],
-    ['a cleared field (NaN)', { maxTurns: Number.NaN }, 'maxTurns', /^Max turns: .*got NaN/],
-    ['a negative learning rate', { lr: -1 }, 'lr', /^Learning rate: lr must be a finite number ≥ 0/],
-    ['top-p of 0', { topP: 0 }, 'topP', /^Top-p: topP must be in \(0, 1\]/],
-    ['temperature 0 in GRPO', { temperature: 0 }, 'temperature', /^Temperature: GRPO samples: temperature must be > 0/],
-    ['clip ε low of 1', { clipEpsLow: 1 }, 'clipEpsLow', /^Clip ε low: clipEpsLow must be below 1/],
-    ['warm-up steps negative', { warmupSteps: -1 }, 'warmupSteps', /^Warm-up steps: warmupSteps/],
+    ['G of 1', { groupSize: 1 }, 'groupSize', /^Episodes per prompt \(G\) must be at least 2 for GRPO/],
+    ['a fractional step count', { steps: 2.5 }, 'steps', /^Steps must be a whole number > 0, got 2.5/],
+    ['a cleared field (NaN)', { maxTurns: Number.NaN }, 'maxTurns', /^Max turns must be .*got NaN/],
+    ['a negative learning rate', { lr: -1 }, 'lr', /^Learning rate must be a finite number ≥ 0, got -1/],
+    ['top-p of 0', { topP: 0 }, 'topP', /^Top-p must be in \(0, 1\]/],
+    ['temperature 0 in GRPO', { temperature: 0 }, 'temperature', /^Temperature must be > 0 for GRPO/],
+    ['clip ε low of 1', { clipEpsLow: 1 }, 'clipEpsLow', /^Clip ε low must be below 1/],
+    ['warm-up steps negative', { warmupSteps: -1 }, 'warmupSteps', /^Warm-up steps must be a whole number ≥ 0/],
     ['Adam β2 of 1', { adamBeta2: 1 }, 'adamBeta2', /^Adam β2 must be in \[0, 1\), got 1/],
-    ['Adam ε of 0', { adamEps: 0 }, 'adamEps', /^Adam ε must be a number > 0/],
-    ['LoRA alpha of 0', { loraAlpha: 0 }, 'loraAlpha', /^LoRA alpha must be a number > 0/],
-    ['no LoRA target', { loraTargets: [] }, 'loraTargets', /at least one LoRA target/],
+    ['Adam ε of 0', { adamEps: 0 }, 'adamEps', /^Adam ε must be > 0/],
+    ['LoRA alpha of 0', { loraAlpha: 0 }, 'loraAlpha', /^LoRA alpha must be > 0/],
+    ['no LoRA target', { loraTargets: [] }, 'loraTargets', /^LoRA targets need at least one projection/],
     ['a negative seed', { seed: -3 }, 'seed', /^Seed must be a whole number ≥ 0, got -3/],
-  ])('refuses %s, naming the setting', (_, patch, key, message) => {
+  ])('refuses %s, naming the setting', (_, patch, field, message) => {
     const problem = configProblem(grpo(patch));
-    expect(problem?.key).toBe(key);
+    expect(problem?.field).toBe(field);
     expect(problem?.message).toMatch(message);
   });
 
   it('refuses reward weights that make shaping worth as much as a correct answer, naming the correctness weight', () => {
     const problem = configProblem(grpo({ rewardWeights: { correctness: 0.1, progress: 1, operational: 1 } }));
-    expect(problem?.key).toBe('rewardWeights.correctness');
+    expect(problem?.field).toBe('rewardWeights.correctness');
     expect(problem?.message).toMatch(/^Correctness weight: .*Raise the correctness weight/);
   });
 
   it('names a negative reward weight', () => {
     const problem = configProblem(grpo({ rewardWeights: { correctness: 1, progress: -0.5, operational: 1 } }));
-    expect(problem?.key).toBe('rewardWeights.progress');
-    expect(problem?.message).toMatch(/^Progress weight: Reward weight 'progress' must be/);
+    expect(problem?.field).toBe('rewardWeights.progress');
+    expect(problem?.message).toMatch(/^Progress weight must be a finite number ≥ 0, got -0.5/);
   });
 
   it('lets SFT keep G = 1 (only GRPO compares episodes of a prompt)', () => {

@@ -36,6 +36,12 @@ function fakeEngine(): { loadLlm: LoadLlm; made: FakeLlm[]; options: LlmLoadOpti
   return { loadLlm, made, options };
 }
 
+/** Resolves once `check` holds, yielding to the event loop between looks (an event, not a fixed delay). */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !check(); i++) await new Promise((r) => setTimeout(r, 0));
+  expect(check(), 'the awaited condition').toBe(true);
+}
+
 function service(policies: PolicyRegistry, loadLlm?: LoadLlm, createTrainSession?: CreateTrainSession, dataset = lookup): ModelService {
   return new ModelService({ policies, dataset, createExecutor: executors.create, loadLlm, createTrainSession });
 }
@@ -73,7 +79,7 @@ describe('ModelService', () => {
     const engine = fakeEngine();
     const models = service(new PolicyRegistry(), engine.loadLlm);
     const first = models.loadModel(source('hang-first'));
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => engine.options.length === 1); // the first load is inside the engine, hanging
     const second = await models.loadModel(source('second'));
     const e = await first.catch((err: unknown) => err);
     expect((e as Error).name).toBe('AbortError');
@@ -125,7 +131,7 @@ describe('ModelService', () => {
     const models = service(policies, engine.loadLlm);
     await models.loadModel(source('held'));
     const pending = models.loadModel(source('hang-pending'));
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => engine.options.length === 2); // the second load is inside the engine, hanging
     models.close();
     await expect(pending).rejects.toThrow(/cancelled/);
     expect(engine.made.map((m) => [m.label, m.destroyed()])).toEqual([

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../../src/data/rng.ts';
 import { pickToken } from '../../../src/workers/tjs/tjs-sampler.ts';
+import { testSeed } from '../../fixtures/seed.ts';
 
-const seed = (Math.random() * 2 ** 32) >>> 0;
-console.log(`tjs-sampler.test seed ${seed}`);
+const seed = testSeed('tests/workers/tjs/tjs-sampler.test.ts');
 
 function randomLogits(n: number, s: number): Float32Array {
   const rng = createRng(s);
