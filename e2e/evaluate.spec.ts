@@ -154,7 +154,7 @@ test('cancel stops a run, and the page keeps answering while it runs', async ({ 
 
   const progress = page.getByRole('region', { name: 'Evaluation in progress' });
   await expect(progress.getByRole('progressbar', { name: 'Evaluation progress' })).toBeVisible();
-  await expect(progress.getByRole('status').filter({ hasText: /of 5000 episodes/ })).toContainText(/[1-9]\d* of 5000 episodes/);
+  await expect(progress.getByRole('status').filter({ hasText: /of 5,000 episodes/ })).toContainText(/[1-9][\d,]* of 5,000 episodes/);
   await expect(progress).toContainText(/about .+ left/);
   // The UI thread is free: the theme switches while episodes are played (the run is still going after it: its
   // button stays disabled and its progress shown). A blocked thread would apply the switch only after the run.
@@ -165,7 +165,7 @@ test('cancel stops a run, and the page keeps answering while it runs', async ({ 
   await shot('evaluate-progress-dark');
 
   await progress.getByRole('button', { name: 'Cancel' }).click();
-  await expect(page.getByRole('status').filter({ hasText: /Evaluation cancelled after \d+ episodes; nothing was saved/ })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: /Evaluation cancelled after [\d,]+ episodes?; nothing was saved/ })).toBeVisible();
   await expect(progress).toHaveCount(0);
   await expect(page.getByText('No saved runs yet.')).toBeVisible();
   await expect(form.getByRole('button', { name: 'Run evaluation' })).toBeEnabled();

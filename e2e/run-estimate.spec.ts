@@ -39,7 +39,7 @@ test('Evaluate and Watch show the estimate and the model settings before a Qwen 
   expect(count).toBeGreaterThan(1);
   const estimate = form.getByRole('region', { name: 'Run estimate' });
   await expect(estimate).toContainText(`${count} episodes × 10 turns × 3 tokens per turn = at most ${(count * 30).toLocaleString('en')} generated tokens`);
-  await expect(estimate).toContainText(/About \d+(\.\d)? (s|min|h) at most by the Train view's time plan \(a software WebGPU adapter/);
+  await expect(estimate).toContainText(/Arithmetic alone takes about \d+(\.\d)? (s|min|h) by the Train view's time plan \(a software WebGPU adapter/);
   await expect(estimate).toContainText('not measured yet');
   const setting = (name: string) => estimate.locator('.run-settings > div', { has: page.getByRole('term').filter({ hasText: new RegExp(`^${name}$`) }) }).getByRole('definition');
   await expect(setting('Policy')).toHaveText('Qwen (tiny)');

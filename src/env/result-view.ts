@@ -5,6 +5,7 @@
  * `totalRows` still says how many there were). Cut text ends in '…'; BLOBs are kept only when they fit. So a step's JSON stays small whatever SQLite
  * returned.
  */
+import { parseClipMarker } from '../sql/clip.ts';
 import type { SqlValue } from '../sql/types.ts';
 import type { ResultView } from './types.ts';
 
@@ -28,8 +29,26 @@ function cellSize(v: SqlValue): number {
   return typeof v === 'string' ? Math.max(1, v.length) : 2 * v.length;
 }
 
+/**
+ * A text cell cut to `max`. A value the SQL worker already cut keeps its marker's tail (`… [cut: N characters,
+ * fnv1a64 …]`, src/sql/clip.ts) after a shorter start, so whoever reads the view still learns the value's whole
+ * length; where the cell is too narrow for the tail, it is cut like any text.
+ */
+function clipTextCell(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const marker = parseClipMarker(text);
+  if (marker?.kind === 'text') {
+    const tail = text.slice(marker.prefix.length);
+    let end = max - tail.length;
+    const code = marker.prefix.charCodeAt(end - 1);
+    if (end > 0 && code >= 0xd800 && code <= 0xdbff) end--;
+    if (end > 0) return `${marker.prefix.slice(0, end)}${tail}`;
+  }
+  return clipText(text, max);
+}
+
 function clipCell(v: SqlValue, limits: ViewLimits): SqlValue {
-  if (typeof v === 'string') return clipText(v, limits.maxCellChars);
+  if (typeof v === 'string') return clipTextCell(v, limits.maxCellChars);
   if (v instanceof Uint8Array && 2 * v.length > limits.maxCellChars) return `<blob ${v.length} bytes>`;
   return v;
 }

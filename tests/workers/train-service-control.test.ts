@@ -126,8 +126,10 @@ describe('EnvApi training: progress, the active-run record, stop and pause', () 
     await service.startTraining(request({ steps: 2, klBeta: 0.01 }), (e) => {
       if (e.type === 'progress') {
         last = e.progress.activity;
-        // Step 1: pause while its episodes are generated; step 2: while its update's forward pass runs.
-        const inRollout = e.progress.activity === 'rollout' && e.progress.step === 1 && (e.progress.tokens ?? 0) > 0 && e.progress.done < e.progress.total;
+        // Step 1: pause while its episodes are generated (asked at the rollout's first report, which is never
+        // throttled: a token-by-token report comes only after 100 ms, and a fast run is done by then); step 2: while
+        // its update's forward pass runs.
+        const inRollout = e.progress.activity === 'rollout' && e.progress.step === 1 && e.progress.done < e.progress.total;
         const inUpdate = e.progress.activity === 'update' && e.progress.step === 2 && /: forward pass/.test(e.progress.text);
         if ((asked === 0 && inRollout) || (asked === 1 && inUpdate)) {
           asked++;

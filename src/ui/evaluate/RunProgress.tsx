@@ -41,7 +41,7 @@ export function RunProgress() {
       </h3>
       <progress aria-label="Evaluation progress" max={total ?? undefined} value={total === null ? undefined : runFraction(done, current)} />
       <p className="meta">
-        <span role="status">{total === null ? 'Starting…' : `${done} of ${plural(total, 'episode')}${cancelling ? ', cancelling…' : ''}`}</span> · {duration(now - startedAt)} elapsed
+        <span role="status">{total === null ? 'Starting…' : `${done.toLocaleString('en-US')} of ${plural(total, 'episode')}${cancelling ? ', cancelling…' : ''}`}</span> · {duration(now - startedAt)} elapsed
         {left !== null && done < (total ?? 0) ? ` · about ${duration(left)} left` : ''}
         {left === null && bound !== null ? ` · at most about ${duration(bound)} left` : ''}
       </p>

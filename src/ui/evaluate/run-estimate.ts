@@ -1,7 +1,7 @@
 /**
  * How long a model run (an Evaluate run, a Watch episode) may take on this device, said BEFORE it starts: its size
  * (episodes × turns × tokens per turn) and an upper bound on its time, every episode played to its step budget and
- * every turn to its token limit (a bound at a measured speed; at the plan's speed, a rough guide). Pure (tested in tests/ui/evaluate/run-estimate.test.ts); RunEstimate.tsx shows it.
+ * every turn to its token limit (a bound at a measured speed; at the plan's speed, a floor: arithmetic alone). Pure (tested in tests/ui/evaluate/run-estimate.test.ts); RunEstimate.tsx shows it.
  *
  * The time comes from one of two speeds:
  *   measured — this model's own turns already played on this page (Watch steps, an Evaluate run): the median decode
@@ -117,9 +117,10 @@ export function timeText(estimate: RunEstimate): string {
   const assumed = basis.software
     ? `a software WebGPU adapter at about ${basis.flops / 1e9} GFLOP/s`
     : `a GPU at an assumed ${basis.flops / 1e9} GFLOP/s`;
-  // The plan counts arithmetic only; a small model's time is mostly per-dispatch overhead, so it is a guide, not a bound.
+  // The plan counts arithmetic only; a small model's time is mostly per-dispatch overhead (a fresh-clone walk-through
+  // saw 2 min planned and 19 min played for the tiny model's episode on SwiftShader), so it is a floor, not a bound.
   return (
-    `About ${time} at most by the Train view's time plan (${assumed}; it counts arithmetic only, so take it as a rough guide). ` +
+    `Arithmetic alone takes about ${time} by the Train view's time plan (${assumed}); dispatch overhead and memory traffic come on top, so expect longer, for a small model many times longer. ` +
     "This model's speed here is not measured yet: its first turn measures it (the tokens/s shown while it generates), and later estimates use that."
   );
 }

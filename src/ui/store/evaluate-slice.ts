@@ -14,6 +14,7 @@ import type { GenerationRecord } from '../../eval/transcript.ts';
 import { deleteRun, listRuns, loadRun, saveRun, StorageFullError, summaryOf, type RunSummary, type SavedRun } from '../../eval/run-store.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
 import type { LoadedModelInfo, StepProgress } from '../../workers/env-protocol.ts';
+import { plural } from '../components/plural.ts';
 import { errorText } from './datasets-slice.ts';
 import { liveStep, type LiveStep } from './live-step.ts';
 import { isModelPolicy } from './policy-choice.ts';
@@ -189,7 +190,7 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
       const done = get().evalProgress?.done ?? 0;
       set({
         evalProgress: null,
-        evalMessage: isAbort(e) ? { kind: 'info', text: `Evaluation cancelled after ${done} episode${done === 1 ? '' : 's'}; nothing was saved.` } : { kind: 'error', text: `The evaluation failed: ${errorText(e)}` },
+        evalMessage: isAbort(e) ? { kind: 'info', text: `Evaluation cancelled after ${plural(done, 'episode')}; nothing was saved.` } : { kind: 'error', text: `The evaluation failed: ${errorText(e)}` },
       });
       return;
     }
