@@ -118,7 +118,8 @@ export function timeText(estimate: RunEstimate): string {
     ? `a software WebGPU adapter at about ${basis.flops / 1e9} GFLOP/s`
     : `a GPU at an assumed ${basis.flops / 1e9} GFLOP/s`;
   // The plan counts arithmetic only; a small model's time is mostly per-dispatch overhead (a fresh-clone walk-through
-  // saw 2 min planned and 19 min played for the tiny model's episode on SwiftShader), so it is a floor, not a bound.
+  // saw 2 min planned for the tiny model's 10-turn episode on SwiftShader, whose first turn alone took 114 s), so it
+  // is a floor, not a bound.
   return (
     `Arithmetic alone takes about ${time} by the Train view's time plan (${assumed}); dispatch overhead and memory traffic come on top, so expect longer, for a small model many times longer. ` +
     "This model's speed here is not measured yet: its first turn measures it (the tokens/s shown while it generates), and later estimates use that."
