@@ -57,11 +57,16 @@ export class ProgressReporter {
   }
 }
 
+/** "45 s", "12 min", "3.5 h": a time as people say it (at least "1 s"). */
+export function roughDuration(seconds: number): string {
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
+}
+
 /** "about 3 min left" / "about 40 s left"; '' when unknown. */
 export function etaText(seconds: number | null): string {
   if (seconds === null || !Number.isFinite(seconds)) return '';
   if (seconds < 1) return 'less than a second left';
-  if (seconds < 90) return `about ${Math.round(seconds)} s left`;
-  if (seconds < 5400) return `about ${Math.round(seconds / 60)} min left`;
-  return `about ${(seconds / 3600).toFixed(1)} h left`;
+  return `about ${roughDuration(seconds)} left`;
 }

@@ -13,6 +13,7 @@
  * plan's assumption too). Concurrent episodes (Evaluate batches them) only make a run faster: a bound still holds.
  */
 import type { GenerationRecord } from '../../eval/transcript.ts';
+import { roughDuration } from '../../train/progress.ts';
 import { plural } from '../components/plural.ts';
 import { flopsPerToken, GPU_FLOPS, PROMPT_TOKENS, SOFTWARE_FLOPS, type ModelSize } from '../train/device-fit.ts';
 
@@ -92,13 +93,6 @@ export function measuredSpeed(records: readonly GenerationRecord[]): MeasuredSpe
   const prefills = played.map((r) => r.prefillTokensPerSecond).filter(positive);
   const decode = median(decodes);
   return { decodeTokensPerSecond: decode, prefillTokensPerSecond: prefills.length > 0 ? median(prefills) : decode, turns: decodes.length };
-}
-
-/** "45 s", "12 min", "3.5 h": a bound as people say it. */
-export function roughDuration(seconds: number): string {
-  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
-  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3600).toFixed(1)} h`;
 }
 
 /** "3 episodes × 10 turns × 256 tokens per turn = at most 7,680 generated tokens". */

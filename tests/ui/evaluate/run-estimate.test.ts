@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { GenerationRecord } from '../../../src/eval/transcript.ts';
-import { episodeTokensProcessed, estimateRun, measuredSpeed, planBasis, roughDuration, shapeText, timeText, type RunShape } from '../../../src/ui/evaluate/run-estimate.ts';
+import { roughDuration } from '../../../src/train/progress.ts';
+import { episodeTokensProcessed, estimateRun, measuredSpeed, planBasis, shapeText, timeText, type RunShape } from '../../../src/ui/evaluate/run-estimate.ts';
 import { testSeed } from '../../fixtures/seed.ts';
 
 /** FLOPs per token = 2 × (layers × 12 × hidden² + vocab × hidden) = 2 × (2 × 1200 + 1000) = 6800. */
