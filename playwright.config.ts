@@ -53,7 +53,7 @@ export default defineConfig({
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
   timeout: 60_000,
-  expect: { timeout: 15_000 },
+  expect: { timeout: 30_000 }, // generous: the 2-core CI machine runs the app, Chromium and SwiftShader at once
   reporter: [['list'], ['json', { outputFile: process.env.E2E_PORT ? `.cache/reports/playwright-${PORT}.json` : E2E_JSON_REPORT }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}/`,

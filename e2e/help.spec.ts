@@ -95,7 +95,7 @@ test('Play shows each step’s reward as weighted parts that add up, with toolti
   expect(query.equation).toContain(`${text(W.progress)} × progress 1.000`);
 
   // Explanations of what a newcomer cannot guess, behind "?" buttons a touch screen can press: the reward parts
-  // (with their weights) and the budget; the actions keep their tooltips.
+  // (with their weights), the budget and the actions.
   const step = transcriptSteps(page).nth(1);
   await step.getByRole('button', { name: 'About the reward parts' }).click();
   await expect(step.getByRole('note')).toContainText(new RegExp(`Weight ${text(W.progress).replace('.', '\\.')}`));
@@ -103,13 +103,15 @@ test('Play shows each step’s reward as weighted parts that add up, with toolti
   const card = page.getByRole('region', { name: 'Question' });
   await card.getByRole('button', { name: 'About the budget' }).click();
   await expect(card.getByRole('note')).toContainText('budget');
-  for (const [name, action] of [['Describe', 'DESCRIBE'], ['Sample', 'SAMPLE'], ['Query', 'QUERY'], ['Answer', 'ANSWER']] as const) {
-    await expect(button(page, name)).toHaveAttribute('title', new RegExp(`^${action} `));
+  for (const [topic, actions] of [['Describe and Sample', /^DESCRIBE <table>.*SAMPLE <table>/], ['Query', /^QUERY <sql>/]] as const) {
+    await page.getByRole('button', { name: `About ${topic}` }).click();
+    await expect(page.getByRole('note')).toHaveText(actions);
+    await page.keyboard.press('Escape');
   }
   await shot('help-play-reward-parts');
 });
 
-test('Evaluate writes the mean return as weighted mean parts that add up, with tooltips', async ({ page }) => {
+test('Evaluate writes the mean return as weighted mean parts that add up, with explanations behind "?"', async ({ page }) => {
   await openView(page, '#/evaluate?dataset=demo');
   const form = page.getByRole('form', { name: 'Evaluation settings' });
   await form.getByRole('combobox', { name: 'Policy' }).selectOption({ label: 'Random' });
@@ -122,18 +124,30 @@ test('Evaluate writes the mean return as weighted mean parts that add up, with t
   const line = (await equation.textContent()) ?? '';
   expectAddsUp(line, read(/^Mean return (\S+)/.exec(line)?.[1] ?? 'NaN'));
   for (const figure of ['Success rate', 'Mean return', 'Mean progress', 'Mean operational']) {
-    await expect(page.locator('.summary-figures > div', { hasText: figure }).first()).toHaveAttribute('title', /^\S+ \S+ \S+ \S+ \S+/);
+    await page.locator('.summary-figures > div', { hasText: figure }).first().getByRole('button', { name: `About ${figure.toLowerCase()}` }).click();
+    await expect(page.getByRole('note')).toHaveText(/^\S+ \S+ \S+ \S+ \S+/);
   }
-  await expect(form.locator('label', { hasText: 'Policy' }).first()).toHaveAttribute('title', /Oracle/);
+  await form.getByRole('button', { name: 'About Policy' }).click();
+  await expect(form.getByRole('note')).toContainText('Oracle');
 });
 
-test('Watch and Train settings carry tooltips', async ({ page }) => {
+test('Watch and Train settings explain themselves behind "?" (no hover-only tooltips)', async ({ page }) => {
   await openView(page, '#/watch');
-  await expect(page.getByRole('form', { name: 'Episode setup' }).locator('label', { hasText: 'Policy' }).first()).toHaveAttribute('title', /Random.*Oracle.*Qwen/);
+  const setup = page.getByRole('form', { name: 'Episode setup' });
+  await setup.getByRole('button', { name: 'About Policy' }).click();
+  await expect(setup.getByRole('note')).toHaveText(/Random.*Oracle.*Qwen/);
   await openView(page, '#/train');
   const settings = page.getByRole('form', { name: 'Training settings' });
-  await expect(settings.locator('label', { hasText: 'Learning rate' }).first()).toHaveAttribute('title', /AdamW/);
-  await expect(settings.locator('label', { hasText: 'Progress weight' }).first()).toHaveAttribute('title', /progress/i);
+  // The "?" stays out of the field's name: the spin button is still just "Learning rate".
+  await expect(settings.getByRole('spinbutton', { name: 'Learning rate', exact: true })).toBeVisible();
+  // The form holds other notes: read the one each "?" opens.
+  const tipNote = (topic: string) => settings.locator('.info-tip').filter({ has: page.getByRole('button', { name: `About ${topic}` }) }).getByRole('note');
+  await settings.getByRole('button', { name: 'About Learning rate' }).click();
+  await expect(tipNote('Learning rate')).toHaveText(/AdamW/);
+  await page.keyboard.press('Escape');
+  await settings.getByRole('button', { name: 'About Progress weight' }).click();
+  await expect(tipNote('Progress weight')).toHaveText(/progress/i);
+  await expect(page.locator('main [title]')).toHaveCount(0);
 });
 
 test('a page load requests nothing that fails, the favicon included', async ({ page }) => {

@@ -140,9 +140,10 @@ test.describe('with the tiny model', () => {
     // The demonstrations' figures are named as the Oracle's; no bare "reward"/"success" reads as the model's.
     expect(terms).not.toContain('reward');
     expect(terms).not.toContain('success');
-    await expect(summary).toContainText(/Oracle demonstrations \(not the model\)reward \d+\.\d{3} · success 100%/);
+    // Each term ends in its InfoTip's "?" (what the figure means, for touch screens too).
+    await expect(summary).toContainText(/Oracle demonstrations \(not the model\)\?reward \d+\.\d{3} · success 100%/);
     // The model's own success, from the evaluation after step 1: a random tiny model answers nothing right.
-    await expect(summary).toContainText('model (last evaluation)success train 0% · eval 0% (step 1)');
+    await expect(summary).toContainText('model (last evaluation)?success train 0% · eval 0% (step 1)');
     await expect(page.getByRole('region', { name: 'Charts' })).toContainText('the reward and success above are the Oracle’s, not the model’s');
     await shot('train-sft-summary');
     expect(outside, 'requests that left the app').toEqual([]);

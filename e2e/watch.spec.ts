@@ -2,6 +2,7 @@
  * Watch, as a person uses it: pick Oracle, start an episode, play it to the end and see success; step and pause a
  * Random episode; reopen an episode from its link; and the view at a narrow width in the dark theme.
  */
+import type { Page } from '@playwright/test';
 import { expect, openView, test } from './fixtures.ts';
 
 test('watching Oracle solve a question: play to the end, success shown', async ({ page, shot }) => {
@@ -39,7 +40,28 @@ test('watching Oracle solve a question: play to the end, success shown', async (
   await expect(page.getByRole('combobox', { name: 'Question id' })).toHaveValue(question ?? '');
 });
 
+/**
+ * Counts the policy steps the page asks its environment worker for (Comlink's APPLY messages on `policyStep`), so
+ * the test can read that a pause stopped the play loop without waiting out its pace.
+ */
+async function countPolicyStepRequests(page: Page): Promise<() => Promise<number>> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __policyStepRequests: number };
+    w.__policyStepRequests = 0;
+    const post = Object.getOwnPropertyDescriptor(Worker.prototype, 'postMessage')?.value as (this: Worker, message: unknown, options?: StructuredSerializeOptions) => void;
+    Worker.prototype.postMessage = function (this: Worker, message: unknown, options?: StructuredSerializeOptions) {
+      const path = (message as { path?: unknown } | null)?.path;
+      if (Array.isArray(path) && path.includes('policyStep')) w.__policyStepRequests++;
+      post.call(this, message, options);
+    } as Worker['postMessage'];
+  });
+  return () => page.evaluate(() => (window as unknown as { __policyStepRequests: number }).__policyStepRequests);
+}
+
 test('single steps, play and pause with Random', async ({ page, shot }) => {
+  // The page's timers run on Playwright's clock, so the test can move time past the slow pace instead of sleeping.
+  await page.clock.install();
+  const policyStepRequests = await countPolicyStepRequests(page);
   await openView(page, '#/watch');
   // The first episode (seed 1) opens by itself; seed 5 is typed after it, so New episode plays seed 5.
   await expect(page.getByRole('heading', { name: /oracle, seed 1/ })).toBeVisible();
@@ -56,17 +78,23 @@ test('single steps, play and pause with Random', async ({ page, shot }) => {
   await expect(page.getByRole('region', { name: 'Question' })).toContainText('Steps left: 9 of 10');
 
   await page.getByRole('combobox', { name: 'Speed' }).selectOption({ label: 'Slow (a step every 2 s)' });
+  // Time stands still from here: Play plays one step at once, then waits out the 2 s pace on the paused clock, so the
+  // Pause click always lands before a third step (whatever the machine's load).
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 1_000);
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect(page.getByRole('button', { name: 'Pause' })).toBeVisible();
   await expect(steps).toHaveCount(2);
-  await page.getByRole('button', { name: 'Pause' }).click();
-  // On a loaded machine a third step may land before the click does; whatever the count, it must then hold.
-  await expect(page.getByText(/Paused: [23] of 10 steps played/)).toBeVisible();
-  const played = await steps.count();
-  await expect(page.getByText(`Paused: ${played} of 10 steps played`)).toBeVisible();
-  // Paused means paused: no step arrives while we wait longer than the slow pace.
-  await page.waitForTimeout(2500);
-  await expect(steps).toHaveCount(played);
+  // force: Playwright's "stable element" check waits for animation frames, which the paused clock holds back.
+  await page.getByRole('button', { name: 'Pause' }).click({ force: true });
+  await expect(page.getByText('Paused: 2 of 10 steps played')).toBeVisible();
+  // Paused means paused: moving time past two slow paces (every timer due fires, the play loop's included) asks the
+  // worker for no further step. The count is read after runFor, so a step the loop asked for would be counted.
+  expect(await policyStepRequests()).toBe(2);
+  await page.clock.runFor(5_000);
+  expect(await policyStepRequests()).toBe(2);
+  await expect(steps).toHaveCount(2);
+  await expect(page.getByText('Paused: 2 of 10 steps played')).toBeVisible();
+  await page.clock.resume();
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('watch-random-paused');
 

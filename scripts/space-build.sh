@@ -10,9 +10,11 @@
 # Output: dist/ and node_modules/ beside the sources; scripts/space-start.sh then serves both on port 8000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# onnxruntime-node's postinstall downloads from outside the registry; its Linux CPU binaries ship in the package.
-# .npmrc says the same, but `openenv push` uploads no dot-files, so the build must not depend on it.
-export npm_config_onnxruntime_node_install=skip
+# onnxruntime-node's postinstall downloads its CUDA libraries from NuGet, outside the registry (and fails without
+# network); its Linux CPU binaries ship in the package. package.json's `allowScripts` denies that script to npm
+# 11.16 and later; the image's npm (node:20, npm 10) predates `allowScripts`, so the script's own variable skips it.
+# (Not npm_config_…: npm 11 warns of an unknown config for that on every command.)
+export ONNXRUNTIME_NODE_INSTALL=skip
 
 step() { printf 'space-build: %s\n' "$*"; }
 

@@ -13,7 +13,8 @@
  * A forward without a backward (the KL reference, adapter off) counts 2P per token and layer, 4·H·D·(p+1) for
  * attention and 2CV per scored token.
  */
-import { projectionShape, PROJECTION_NAMES, type PlanDims, type ProjectionName } from '../../src/gpu/memory-plan.ts';
+import type { PlanDims } from '../../src/gpu/memory-plan.ts';
+import { PROJECTIONS, projectionShape, type Projection } from '../../src/model/weights.ts';
 
 export interface FlopBatch {
   /** Tokens of each sequence. */
@@ -24,11 +25,11 @@ export interface FlopBatch {
 
 export interface LoraDims {
   rank: number;
-  targets: readonly ProjectionName[];
+  targets: readonly Projection[];
 }
 
 function perToken(dims: PlanDims, lora: LoraDims | null): { base: number; lora: number } {
-  const base = PROJECTION_NAMES.reduce((n, p) => n + projectionShape(dims, p)[0] * projectionShape(dims, p)[1], 0);
+  const base = PROJECTIONS.reduce((n, p) => n + projectionShape(dims, p)[0] * projectionShape(dims, p)[1], 0);
   const inOut = (lora?.targets ?? []).reduce((n, p) => n + projectionShape(dims, p)[0] + projectionShape(dims, p)[1], 0);
   return { base, lora: (lora?.rank ?? 0) * inOut };
 }

@@ -109,7 +109,7 @@ test.describe('model downloads into Cache Storage', () => {
   test('a download cancelled mid-weights resumes from the bytes it had', async ({ page }) => {
     const { hub, base } = await openPage(page);
     const first = await page.evaluate(([b, repo]) => window.modelPage!.download(b, repo, 1), [base, REPO] as const);
-    expect(first).toMatchObject({ error: { name: 'DownloadCancelledError' } });
+    expect(first).toMatchObject({ error: { name: 'CancelledError' } });
     const second = await page.evaluate(([b, repo]) => window.modelPage!.download(b, repo), [base, REPO] as const);
     expect(second).toMatchObject({ weightBytes: [files.get('model.safetensors')!.length] });
     const ranges = hub.requests.filter((q) => q.file === 'model.safetensors').map((q) => q.range);

@@ -13,6 +13,7 @@ import { SPLITS, type SplitSelector } from '../data/types.ts';
 import { ENV_VERSION, SqlEnv } from '../env/env.ts';
 import type { EnvConfig } from '../env/types.ts';
 import { evaluate, type EvalReport } from '../eval/evaluate.ts';
+import { DEFAULT_CONTEXT_TOKENS } from '../model/context.ts';
 import { toRunFile, type RunSetting } from '../eval/run-file.ts';
 import { OraclePolicy } from '../policies/oracle.ts';
 import type { Policy } from '../policies/policy.ts';
@@ -50,7 +51,7 @@ function formatReport(report: EvalReport): string {
 const QWEN_FLAGS = ['model', 'adapter', 'shots', 'quant', 'temperature', 'top-p', 'max-new-tokens', 'thinking', 'batch', 'context'] as const;
 
 /** The Model panel's settings from flags, checked by the page's own rules (an LlmSettingsError is a usage error). */
-function qwenSettings(values: Record<string, string | boolean | undefined>): ResolvedLlmSettings {
+export function qwenSettings(values: Record<string, string | boolean | undefined>): ResolvedLlmSettings {
   const str = (k: string): string | undefined => values[k] as string | undefined;
   const shots = str('shots') === undefined ? undefined : (Number(choice('shots', str('shots'), SHOT_COUNTS.map(String))) as ShotCount);
   try {
@@ -104,7 +105,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (policyName === 'qwen') {
     if (!values.model) throw new UsageError('--policy qwen needs --model DIR (a Hugging Face model folder).');
     if (values.adapter === '') throw new UsageError('--adapter needs a folder.');
-    const options = { model: values.model, adapter: values.adapter ?? null, settings: qwenSettings(values), batch: integer('batch', values.batch, 4, 1), context: integer('context', values.context, 2048, 16) };
+    const options = { model: values.model, adapter: values.adapter ?? null, settings: qwenSettings(values), batch: integer('batch', values.batch, 4, 1), context: integer('context', values.context, DEFAULT_CONTEXT_TOKENS, 16) };
     player = { kind: 'qwen', options };
   } else {
     const given = QWEN_FLAGS.filter((k) => values[k] !== undefined);

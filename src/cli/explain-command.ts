@@ -24,13 +24,14 @@ import { buildOracleShots, selectShotQuestions, SHOT_COUNTS } from '../policies/
 import type { SqlExecutor } from '../sql/executor.ts';
 import { createNodeSqlExecutor } from '../sql/node-worker.ts';
 import { AdapterFileError } from '../model/adapter-file.ts';
+import { contextTokensFor, DEFAULT_CONTEXT_TOKENS } from '../model/context.ts';
 import { LoraConfigError } from '../model/lora.ts';
 import { GpuTrainableModel } from '../train/gpu-model.ts';
 import { MicroBatchError } from '../train/microbatch.ts';
 import { scoreBaseAndAdapter } from '../train/score-tokens.ts';
 import { resolveLlmSettings } from '../workers/llm-settings.ts';
 import { choice, CliError, integer, UsageError } from './args.ts';
-import { contextFor, openNodeGpu, readAdapterFolder, readModelFolder } from './node-model.ts';
+import { openNodeGpu, readAdapterFolder, readModelFolder } from './node-model.ts';
 import { createProgress } from './progress.ts';
 
 export const EXPLAIN_USAGE =
@@ -39,7 +40,6 @@ export const EXPLAIN_USAGE =
 /** Version of the JSON `--out` writes. */
 export const EXPLAIN_FILE_VERSION = 1;
 
-const DEFAULT_CONTEXT = 2048;
 const DEFAULT_BATCH = 4;
 
 /** A run setting as a number / boolean, or undefined when absent or of another type. */
@@ -61,7 +61,7 @@ function resolveSettings(values: Record<string, string | boolean | undefined>, r
   const thinking = values.thinking === true ? true : booleanSetting(run, 'thinking');
   const maxNewTokens = str('max-new-tokens') !== undefined ? integer('max-new-tokens', str('max-new-tokens'), 0, 1) : numberSetting(run, 'maxNewTokens');
   const resolved = resolveLlmSettings({ thinking, maxNewTokens, shots: shots as (typeof SHOT_COUNTS)[number] | undefined });
-  const context = str('context') !== undefined ? integer('context', str('context'), 0, 16) : (numberSetting(run, 'contextTokens') ?? numberSetting(run, 'context') ?? DEFAULT_CONTEXT);
+  const context = str('context') !== undefined ? integer('context', str('context'), 0, 16) : (numberSetting(run, 'contextTokens') ?? numberSetting(run, 'context') ?? DEFAULT_CONTEXT_TOKENS);
   const budget = str('budget') !== undefined ? integer('budget', str('budget'), 0, 1) : numberSetting(run, 'budget');
   if (resolved.maxNewTokens >= context) throw new UsageError(`--max-new-tokens (${resolved.maxNewTokens}) must be below the context (${context}).`);
   return { shots: resolved.shots, thinking: resolved.thinking, maxNewTokens: resolved.maxNewTokens, context, budget };
@@ -138,7 +138,7 @@ async function explainRun(argv: string[]): Promise<number> {
     const prompt: ExplainPromptSettings = {
       shots: await shotsFor(settings.shots, dataset, executor, envConfig),
       thinking: settings.thinking,
-      contextTokens: contextFor(model.config, settings.context),
+      contextTokens: contextTokensFor(model.config, settings.context),
       maxNewTokens: settings.maxNewTokens,
     };
     const perRecord: Array<{ record: EpisodeRecord; turns: ExplainTurn[] }> = [];

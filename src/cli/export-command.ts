@@ -17,8 +17,10 @@ import { DATASET_NAMES, loadNodeDataset } from '../data/load-node.ts';
 import { SPLITS, type SplitSelector } from '../data/types.ts';
 import { SqlEnv } from '../env/env.ts';
 import { buildTrlRows, TRL_FORMATS, type SkippedQuestion } from '../eval/trl-export.ts';
+import { DEFAULT_CONTEXT_TOKENS } from '../model/context.ts';
 import { loadTokenizerFolder, qwen3TokenizerJsonPath } from '../model/files-node.ts';
 import { buildOracleShots, selectShotQuestions } from '../policies/llm/prompt.ts';
+import { samplingDefaults } from '../policies/llm/sampling-defaults.ts';
 import { createNodeSqlExecutor } from '../sql/node-worker.ts';
 import { choice, integer, UsageError } from './args.ts';
 import { createProgress } from './progress.ts';
@@ -26,9 +28,6 @@ import { createProgress } from './progress.ts';
 export const EXPORT_USAGE =
   'sqlenv export --format prompts|sft --dataset demo|spider --split train|eval|heldout|all --out FILE.jsonl [--shots 0|1|3] [--thinking on|off] [--max-tokens N] [--tokenizer DIR]';
 
-/** The page's model context (llm-generate.ts) and LlmPolicy's new-token allowance per turn, in tokens. */
-const CONTEXT_TOKENS = 2048;
-const NEW_TOKENS = { off: 256, on: 1024 } as const;
 
 /** "3 episode-too-long, 1 oracle-failed" */
 function skipSummary(skipped: readonly SkippedQuestion[]): string {
@@ -70,7 +69,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const split = choice<SplitSelector>('split', values.split, [...SPLITS, 'all'], 'train');
   const shots = Number(choice('shots', values.shots, ['0', '1', '3'] as const, '0'));
   const thinking = choice('thinking', values.thinking, ['on', 'off'] as const, 'off');
-  const defaultMax = format === 'sft' ? CONTEXT_TOKENS : CONTEXT_TOKENS - NEW_TOKENS[thinking];
+  // The page's model context (model/context.ts), less LlmPolicy's new-token allowance per turn for a prompt.
+  const defaultMax = format === 'sft' ? DEFAULT_CONTEXT_TOKENS : DEFAULT_CONTEXT_TOKENS - samplingDefaults(thinking === 'on').maxNewTokens;
   const maxTokens = integer('max-tokens', values['max-tokens'], defaultMax, 64);
   if (!values.out) throw new UsageError('--out FILE.jsonl is required.');
   if (values.tokenizer === '') throw new UsageError('--tokenizer needs a model folder (tokenizer.json, tokenizer_config.json).');

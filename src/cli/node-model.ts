@@ -112,11 +112,6 @@ export async function createInferenceEngine(ctx: GpuContext, model: FolderModel,
   }
 }
 
-/** S for a model: `asked`, within the model's own maximum. */
-export function contextFor(config: ModelConfig, asked: number): number {
-  return Math.min(asked, config.maxPositionEmbeddings);
-}
-
 /**
  * The model as TrainService's base: each run gets a device of its own and a `GpuTrainableModel` planned for it (the
  * page's createGpuTrainSession, with the weights already in memory instead of read again from the browser's source).

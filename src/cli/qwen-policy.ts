@@ -15,7 +15,8 @@ import type { Dataset } from '../data/types.ts';
 import { SqlEnv } from '../env/env.ts';
 import type { EnvConfig } from '../env/types.ts';
 import type { EvalReport, EvaluateOptions } from '../eval/evaluate.ts';
-import { LlmPolicy } from '../policies/llm/llm-policy.ts';
+import { contextTokensFor } from '../model/context.ts';
+import { createLlmPolicy, type LlmPolicy } from '../policies/llm/llm-policy.ts';
 import { buildOracleShots, selectShotQuestions } from '../policies/llm/prompt.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import { adapterPolicy } from '../workers/adapter-library.ts';
@@ -23,7 +24,7 @@ import type { ResolvedLlmSettings } from '../workers/llm-settings.ts';
 import { BatchDecoder } from './batch-generate.ts';
 import { evaluateConcurrently } from './concurrent-evaluate.ts';
 import { createProgress } from './progress.ts';
-import { contextFor, createInferenceEngine, openNodeGpu, readAdapterFolder, readModelFolder } from './node-model.ts';
+import { createInferenceEngine, openNodeGpu, readAdapterFolder, readModelFolder } from './node-model.ts';
 
 export interface QwenPolicyOptions {
   model: string;
@@ -53,24 +54,13 @@ export async function createQwenPolicy(options: QwenPolicyOptions, dataset: Data
   const shots = settings.shots > 0 ? await buildOracleShots(new SqlEnv(dataset, executor, envConfig), selectShotQuestions(dataset, settings.shots)) : [];
   const gpu = await openNodeGpu('sqlenv-eval');
   try {
-    const context = contextFor(model.config, options.context);
+    const context = contextTokensFor(model.config, options.context);
     process.stderr.write(`WebGPU: ${gpu.adapter}; uploading ${settings.weights} weights for ${options.batch} sequence(s) of ${context} tokens…\n`);
     const engine = await createInferenceEngine(gpu.ctx, model, { batch: options.batch, context, weights: settings.weights, adapter });
     model.tensors.clear(); // uploaded: the GPU holds its own copy
     const decoder = new BatchDecoder(engine, model.tokenizer);
     const name = options.adapter === null ? 'qwen' : adapterPolicy(basename(resolve(options.adapter)));
-    const policy = new LlmPolicy({
-      generate: decoder.generateFor(),
-      tokenizer: model.tokenizer,
-      shots,
-      maxNewTokens: settings.maxNewTokens,
-      contextTokens: context,
-      thinking: settings.thinking,
-      temperature: settings.temperature,
-      topP: settings.topP,
-      name,
-      concurrency: options.batch,
-    });
+    const policy = createLlmPolicy(settings, { generate: decoder.generateFor(), tokenizer: model.tokenizer, contextTokens: context, concurrency: options.batch }, { shots, name });
     return {
       policy,
       decoder,

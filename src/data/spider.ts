@@ -86,11 +86,6 @@ function sourceOf(source: SpiderSource | string): SpiderSource {
   return typeof source === 'string' ? folderSpiderSource(source) : source;
 }
 
-/** Fails with a DatasetError naming everything missing when the folder or source is not in Spider's layout. */
-export async function checkSpiderLayout(source: SpiderSource | string): Promise<void> {
-  await checkSpiderSource(sourceOf(source));
-}
-
 function parseExamples(text: string, file: string): SpiderExample[] {
   let data: unknown;
   try {

@@ -2,7 +2,7 @@
  * The environment's public types, field by field (the contract of DESIGN.md "Environment").
  */
 import type { Difficulty, SplitSelector } from '../data/types.ts';
-import type { SqlValue, TableInfo } from '../sql/types.ts';
+import { DEFAULT_EXEC_LIMITS, type SqlValue, type TableInfo } from '../sql/types.ts';
 import type { ParsedAction } from './actions.ts';
 import { VALUE_LIMITS } from '../sql/limits.ts';
 import { DEFAULT_REWARD_WEIGHTS, type RewardComponents, type RewardWeights } from './rewards.ts';
@@ -47,7 +47,7 @@ export const DEFAULT_ENV_CONFIG: EnvConfig = {
   maxViewChars: VALUE_LIMITS.viewChars,
   maxActionEchoChars: VALUE_LIMITS.actionEchoChars,
   verifyRows: VALUE_LIMITS.rows,
-  queryTimeoutMs: 2_000,
+  queryTimeoutMs: DEFAULT_EXEC_LIMITS.timeoutMs, // one 2 s default, the SQL layer's
   maxObservationTables: 100,
   weights: { ...DEFAULT_REWARD_WEIGHTS },
 };

@@ -20,24 +20,13 @@ import { GpuError, GpuShapeError } from './errors.ts';
 import { DEFAULT_KV_CACHE, type KvCacheFormat } from './kv-format.ts';
 import { checkWeightShape, tableFormat, weightBytes, type WeightFormat } from './quant.ts';
 import { splitRows, type RowChunk } from './split.ts';
+// The model's dimensions, projection names and shapes are src/model's, spelled once (config.ts, weights.ts: files
+// that import nothing at run time, so the plan stays a leaf).
+import type { ModelConfig } from '../model/config.ts';
+import { PROJECTIONS, projectionPrefix, projectionShape, type Projection } from '../model/weights.ts';
 
-/** The model dimensions the plan needs; `ModelConfig` of src/model has these fields (structural match). */
-export interface PlanDims {
-  vocabSize: number;
-  hiddenSize: number;
-  intermediateSize: number;
-  numLayers: number;
-  numHeads: number;
-  numKvHeads: number;
-  headDim: number;
-  tieWordEmbeddings: boolean;
-  qkvBias: boolean;
-  qkNorm: boolean;
-}
-
-/** Hugging Face projection names, the LoRA targets. */
-export const PROJECTION_NAMES = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
-export type ProjectionName = (typeof PROJECTION_NAMES)[number];
+/** The model dimensions the plan needs (a `ModelConfig` is one). */
+export type PlanDims = Pick<ModelConfig, 'vocabSize' | 'hiddenSize' | 'intermediateSize' | 'numLayers' | 'numHeads' | 'numKvHeads' | 'headDim' | 'tieWordEmbeddings' | 'qkvBias' | 'qkNorm'>;
 
 export interface PlanOptions {
   /** B: sequence slots of the KV cache (sequences decoded together). */
@@ -48,7 +37,7 @@ export interface PlanOptions {
   maxTokens?: number;
   /** Rows of logits computed per forward (the last token of each sequence when sampling). Default B. */
   logitRows?: number;
-  lora?: { rank: number; targets: readonly ProjectionName[] } | null;
+  lora?: { rank: number; targets: readonly Projection[] } | null;
   /** Largest bytes per binding/buffer for splitting weights. Default 128 MiB (WebGPU's default binding limit). */
   maxBindingBytes?: number;
   /** Storage of the base model's matrices (embedding, projections, lm_head). Default 'f16' (the reference). */
@@ -96,32 +85,6 @@ const DEFAULT_MAX_BINDING = 128 * 1024 * 1024;
 
 const BYTES: Record<'f16' | 'f32' | 'u32', number> = { f16: 2, f32: 4, u32: 4 };
 
-/** (out, in) of a projection. */
-export function projectionShape(dims: PlanDims, p: ProjectionName): [number, number] {
-  const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D } = dims;
-  switch (p) {
-    case 'q_proj':
-      return [H * D, C];
-    case 'k_proj':
-    case 'v_proj':
-      return [KVH * D, C];
-    case 'o_proj':
-      return [C, H * D];
-    case 'gate_proj':
-    case 'up_proj':
-      return [I, C];
-    case 'down_proj':
-      return [C, I];
-    default:
-      throw new Error(`unknown projection ${p satisfies never}`);
-  }
-}
-
-export function projectionWeightName(layer: number, p: ProjectionName): string {
-  const module = p === 'gate_proj' || p === 'up_proj' || p === 'down_proj' ? 'mlp' : 'self_attn';
-  return `model.layers.${layer}.${module}.${p}`;
-}
-
 export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   const { vocabSize: V, hiddenSize: C, intermediateSize: I, numLayers: L, numHeads: H, numKvHeads: KVH, headDim: D } = dims;
   const B = options.batch;
@@ -162,9 +125,9 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
   add('model.embed_tokens.weight', 'weight', table, [V, C]);
   for (let l = 0; l < L; l++) {
     add(`model.layers.${l}.input_layernorm.weight`, 'weight', 'f32', [C], l);
-    for (const p of PROJECTION_NAMES) {
-      add(`${projectionWeightName(l, p)}.weight`, 'weight', matrix, projectionShape(dims, p), l);
-      if (dims.qkvBias && (p === 'q_proj' || p === 'k_proj' || p === 'v_proj')) add(`${projectionWeightName(l, p)}.bias`, 'weight', 'f32', [projectionShape(dims, p)[0]], l);
+    for (const p of PROJECTIONS) {
+      add(`${projectionPrefix(l, p)}.weight`, 'weight', matrix, projectionShape(dims, p), l);
+      if (dims.qkvBias && (p === 'q_proj' || p === 'k_proj' || p === 'v_proj')) add(`${projectionPrefix(l, p)}.bias`, 'weight', 'f32', [projectionShape(dims, p)[0]], l);
     }
     if (dims.qkNorm) {
       add(`model.layers.${l}.self_attn.q_norm.weight`, 'weight', 'f32', [D], l);
@@ -180,8 +143,8 @@ export function planMemory(dims: PlanDims, options: PlanOptions): MemoryPlan {
     for (let l = 0; l < L; l++) {
       for (const p of lora.targets) {
         const [out, inp] = projectionShape(dims, p);
-        add(`${projectionWeightName(l, p)}.lora_A`, 'adapter', 'f32', [R, inp], l);
-        add(`${projectionWeightName(l, p)}.lora_B`, 'adapter', 'f32', [out, R], l);
+        add(`${projectionPrefix(l, p)}.lora_A`, 'adapter', 'f32', [R, inp], l);
+        add(`${projectionPrefix(l, p)}.lora_B`, 'adapter', 'f32', [out, R], l);
       }
     }
   }

@@ -5,7 +5,7 @@
  * Order: adapter_config.json first, parsed and checked against the base model (a DoRA adapter, a regex that reaches
  * lm_head, an unsupported pattern… is refused before the weights move), then adapter_model.safetensors, whose header
  * hub.ts checks as its first bytes arrive. A missing file or a damaged one is an AdapterFileError naming it; cancel
- * and network failures keep hub.ts's own errors (DownloadCancelledError, HubHttpError), which the UI already shows.
+ * and network failures keep hub.ts's own errors (CancelledError, HubHttpError), which the UI already shows.
  */
 import type { FileStore } from './cache.ts';
 import type { ModelConfig } from './config.ts';
@@ -14,6 +14,7 @@ import { checkFileSize, fileCap, FileTooLargeError } from './file-caps.ts';
 import { DEFAULT_HUB_BASE, downloadFile, fileKey, HubFileNotFoundError, ProgressTracker, type DownloadProgress, type FetchLike } from './hub.ts';
 import type { LocalFile } from './local-folder.ts';
 import type { LoraAdapter } from './lora.ts';
+import { DEFAULT_REVISION } from './registry.ts';
 import { SafetensorsError } from './safetensors.ts';
 
 export interface DownloadAdapterOptions {
@@ -43,7 +44,7 @@ const HINT = 'a PEFT adapter is adapter_config.json + adapter_model.safetensors 
 /** Downloads (or reads from the store) a PEFT adapter for `options.model`. */
 export async function downloadPeftAdapter(repo: string, options: DownloadAdapterOptions): Promise<LoadedPeftAdapter> {
   const base = options.base ?? DEFAULT_HUB_BASE;
-  const revision = options.revision ?? 'main';
+  const revision = options.revision ?? DEFAULT_REVISION;
   const folder = (options.subfolder ?? '').replace(/^\/+|\/+$/g, '');
   const doFetch: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
   const progress = new ProgressTracker(2);

@@ -22,8 +22,9 @@ import type { FileKey, FileStore } from './cache.ts';
 import { checkFileSize, fileCap, FileTooLargeError } from './file-caps.ts';
 import { checkModelFits } from './model-budget.ts';
 import { checkModelFilePath } from './model-path.ts';
-import { CONFIG_FILES, OPTIONAL_FILES, SHARD_INDEX, validateRepoId, validateRevision, weightFiles } from './registry.ts';
+import { CONFIG_FILES, DEFAULT_REVISION, OPTIONAL_FILES, SHARD_INDEX, validateRepoId, validateRevision, weightFiles } from './registry.ts';
 import { CorruptHeaderError, headerLength, parseSafetensorsHeader, SafetensorsError } from './safetensors.ts';
+import { CancelledError, isCancelled } from '../util/cancelled.ts';
 
 export const DEFAULT_HUB_BASE = 'https://huggingface.co';
 
@@ -53,11 +54,9 @@ export class HubHttpError extends Error {
   }
 }
 
-export class DownloadCancelledError extends Error {
-  override name = 'DownloadCancelledError';
-  constructor(readonly file: string) {
-    super(`Download of ${file} cancelled; the bytes received are kept, so the next attempt resumes.`);
-  }
+/** A download stopped by its signal: the one CancelledError, saying that the bytes received are kept for a resume. */
+function downloadCancelled(file: string): CancelledError {
+  return new CancelledError(`Download of ${file} cancelled; the bytes received are kept, so the next attempt resumes.`);
 }
 
 /** A safetensors file whose header is damaged (a CorruptHeaderError naming the repo and file). */
@@ -217,13 +216,13 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
 }
 
 function isAbort(e: unknown, signal?: AbortSignal): boolean {
-  return signal?.aborted === true || (typeof e === 'object' && e !== null && (e as { name?: unknown }).name === 'AbortError');
+  return signal?.aborted === true || isCancelled(e);
 }
 
 /** One file, from the store when complete there, else fetched (resuming partial bytes). */
 export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array | null> {
   const { key, store } = o;
-  if (o.signal?.aborted) throw new DownloadCancelledError(key.file); // cancelled between files: read nothing more
+  if (o.signal?.aborted) throw downloadCancelled(key.file); // cancelled between files: read nothing more
   const cap = o.maxBytes ?? null;
   const cached = await store.get(key);
   if (cached) {
@@ -238,7 +237,7 @@ export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array |
   try {
     res = await o.fetch(key.url, { headers: range === null ? {} : { Range: range }, signal: o.signal });
   } catch (e) {
-    if (isAbort(e, o.signal)) throw new DownloadCancelledError(key.file);
+    if (isAbort(e, o.signal)) throw downloadCancelled(key.file);
     throw new HubHttpError(key.url, 0, `network error (${(e as Error).message})`);
   }
   if (res.status === 404) {
@@ -273,7 +272,7 @@ export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array |
       checkFileSize(key.file, loaded, cap);
       o.onProgress?.(loaded, plan.total);
       // A body that has fully arrived would still read to its end after an abort: stop at the chunk instead.
-      if (o.signal?.aborted) throw new DOMException('download cancelled', 'AbortError');
+      if (o.signal?.aborted) throw downloadCancelled(key.file);
     }
   } catch (e) {
     if (e instanceof SafetensorsError) {
@@ -287,7 +286,7 @@ export async function downloadFile(o: DownloadFileOptions): Promise<Uint8Array |
       throw e;
     }
     if (loaded > 0) await store.putPartial(key, concat(parts, loaded));
-    if (isAbort(e, o.signal)) throw new DownloadCancelledError(key.file);
+    if (isAbort(e, o.signal)) throw downloadCancelled(key.file);
     throw new HubHttpError(key.url, res.status, `connection lost after ${loaded} bytes (${(e as Error).message})`);
   }
   const bytes = concat(parts, loaded);
@@ -334,7 +333,7 @@ function parseJson(bytes: Uint8Array, repo: string, file: string): unknown {
 /** Downloads (or reads from the store) every file of a checkpoint, checking the config before any weights. */
 export async function downloadModel(o: DownloadModelOptions): Promise<DownloadedModel> {
   const base = o.base ?? DEFAULT_HUB_BASE;
-  const revision = o.revision ?? 'main';
+  const revision = o.revision ?? DEFAULT_REVISION;
   const doFetch: FetchLike = o.fetch ?? ((url, init) => fetch(url, init));
   const progress = new ProgressTracker(CONFIG_FILES.length + 1);
   const get = async (file: string, optional = false): Promise<Uint8Array | null> => {

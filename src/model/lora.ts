@@ -29,7 +29,7 @@ export interface LoraConfig {
 export const DEFAULT_LORA_CONFIG: LoraConfig = {
   rank: 16,
   alpha: 32,
-  targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+  targetModules: [...PROJECTIONS],
   dropout: 0,
   useRslora: false,
 };

@@ -1,16 +1,11 @@
 /**
  * The models a user can pick: the known checkpoints (Qwen3-0.6B by default, Qwen2.5-0.5B-Instruct, the published
- * SQLEnv GRPO checkpoints), any other Hugging Face Hub id, or a local folder, each resolved to a `ModelSource` that
- * says where its files come from. The files a checkpoint needs are listed here once: the small ones first (config
- * before anything else, so an unsupported architecture is refused before a single weight byte is fetched), then
- * either `model.safetensors` or the index and the shards it names.
+ * SQLEnv GRPO checkpoints) or any other Hugging Face Hub id (validated here; where a load's files come from is
+ * `LlmSource`, src/workers/llm-source.ts). The files a checkpoint needs are listed here once: the small ones first
+ * (config before anything else, so an unsupported architecture is refused before a single weight byte is fetched),
+ * then either `model.safetensors` or the index and the shards it names.
  */
 import { shardFiles } from './load.ts';
-
-/** Where a checkpoint's files come from. */
-export type ModelSource =
-  | { kind: 'hub'; repo: string; revision: string }
-  | { kind: 'folder'; name: string };
 
 export interface RegistryEntry {
   /** Hub repository, `owner/name`. */
@@ -22,6 +17,7 @@ export interface RegistryEntry {
   note: string;
 }
 
+/** The revision a download uses when none is named (the Hub's default branch). */
 export const DEFAULT_REVISION = 'main';
 
 export const MODEL_REGISTRY: readonly RegistryEntry[] = [
@@ -74,38 +70,10 @@ export function registryEntry(repo: string): RegistryEntry | undefined {
   return MODEL_REGISTRY.find((e) => e.repo.toLowerCase() === repo.toLowerCase());
 }
 
-/** A Hub source for a known or any other repo id (validated). */
-export function hubSource(repo: string = DEFAULT_MODEL.repo, revision: string = DEFAULT_REVISION): ModelSource {
-  return { kind: 'hub', repo: validateRepoId(repo), revision: validateRevision(revision) };
-}
-
-/** A local folder (the user picked it; `name` is its display name). */
-export function folderSource(name: string): ModelSource {
-  return { kind: 'folder', name };
-}
-
-/** A short stable key of a source, for settings and cache listings. */
-export function sourceKey(source: ModelSource): string {
-  switch (source.kind) {
-    case 'hub':
-      return `hub:${source.repo}@${source.revision}`;
-    case 'folder':
-      return `folder:${source.name}`;
-    default:
-      return source satisfies never;
-  }
-}
-
 /**
  * Weight files of a checkpoint: `model.safetensors` when there is no index, else the shards the index names.
  * `indexJson` is the parsed `model.safetensors.index.json` or null when the checkpoint has none.
  */
 export function weightFiles(indexJson: unknown): string[] {
   return indexJson === null || indexJson === undefined ? [SINGLE_WEIGHTS] : shardFiles(indexJson);
-}
-
-/** Every file of a checkpoint in fetch order: the small files, the index when sharded, then the weights. */
-export function checkpointFiles(indexJson: unknown): string[] {
-  const sharded = indexJson !== null && indexJson !== undefined;
-  return [...CONFIG_FILES, ...(sharded ? [SHARD_INDEX] : []), ...weightFiles(indexJson)];
 }

@@ -3,8 +3,8 @@
  * of a loaded set of tensors against them. Shapes follow PyTorch: a Linear weight is (out, in), so
  * q_proj is (H·D, C), k/v_proj (KVH·D, C), o_proj (C, H·D), gate/up_proj (I, C), down_proj (C, I).
  *
- * This list is the one place the names are spelled; the reference model, the engine's loader and the memory plan
- * all read it, and `parameterCount` answers "how big is Qwen3-0.6B" with no weights at hand.
+ * This list is the one place the names are spelled and the shapes derived; the reference model, LoRA, the training
+ * defaults, the engine's loader and trainer and the GPU memory plan all read it, and `parameterCount` answers "how big is Qwen3-0.6B" with no weights at hand.
  */
 import type { ModelConfig } from './config.ts';
 
@@ -31,9 +31,12 @@ export function projectionModule(p: Projection): 'self_attn' | 'mlp' {
   return p === 'gate_proj' || p === 'up_proj' || p === 'down_proj' ? 'mlp' : 'self_attn';
 }
 
+/** The sizes a projection's shape depends on: a `ModelConfig` has them, and so has the GPU memory plan's `PlanDims`. */
+export type ProjectionDims = Pick<ModelConfig, 'hiddenSize' | 'intermediateSize' | 'numHeads' | 'numKvHeads' | 'headDim'>;
+
 /** [out, in] features of a projection (its weight's shape). */
-export function projectionShape(config: ModelConfig, p: Projection): [number, number] {
-  const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D } = config;
+export function projectionShape(dims: ProjectionDims, p: Projection): [number, number] {
+  const { hiddenSize: C, intermediateSize: I, numHeads: H, numKvHeads: KVH, headDim: D } = dims;
   switch (p) {
     case 'q_proj':
       return [H * D, C];
@@ -89,7 +92,7 @@ export function expectedTensors(config: ModelConfig): TensorSpec[] {
   for (let i = 0; i < config.numLayers; i++) {
     const n = layerTensorNames(i);
     specs.push({ name: n.inputLayernorm, shape: [C] });
-    for (const p of ['q_proj', 'k_proj', 'v_proj', 'o_proj'] as const) {
+    for (const p of PROJECTIONS.filter((q) => projectionModule(q) === 'self_attn')) {
       specs.push({ name: `${projectionPrefix(i, p)}.weight`, shape: projectionShape(config, p) });
     }
     if (config.qkvBias) {
@@ -97,7 +100,7 @@ export function expectedTensors(config: ModelConfig): TensorSpec[] {
     }
     if (config.qkNorm) specs.push({ name: n.qNorm, shape: [D] }, { name: n.kNorm, shape: [D] });
     specs.push({ name: n.postAttentionLayernorm, shape: [C] });
-    for (const p of ['gate_proj', 'up_proj', 'down_proj'] as const) {
+    for (const p of PROJECTIONS.filter((q) => projectionModule(q) === 'mlp')) {
       specs.push({ name: `${projectionPrefix(i, p)}.weight`, shape: projectionShape(config, p) });
     }
   }

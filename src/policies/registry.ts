@@ -5,8 +5,7 @@
  *
  * Every registry starts with the built-ins, Random and Oracle, which cannot be replaced or removed. Model policies
  * (the loaded `qwen`, its adapters `qwen+<id>`) are registered while their model is held, so Watch, Evaluate and
- * Compare list them without knowing what they are. Hosts without models (the CLI, the server) can use
- * `createPolicy`/`listPolicies`, which read the built-ins only.
+ * Compare list them without knowing what they are.
  */
 import { OraclePolicy } from './oracle.ts';
 import type { Policy } from './policy.ts';
@@ -62,17 +61,4 @@ export class PolicyRegistry {
     if (!factory) throw new RangeError(`Unknown policy '${name}'. Policies: ${[...this.factories.keys()].join(', ')}.`);
     return factory.create();
   }
-}
-
-/** The built-ins, for hosts that never register anything; private, so nobody can add to it. */
-const builtIns = new PolicyRegistry();
-
-/** The built-in policies (Random, Oracle). */
-export function listPolicies(): PolicyInfo[] {
-  return builtIns.list();
-}
-
-/** A built-in policy by name (RangeError naming the choices for any other). */
-export function createPolicy(name: string): Policy {
-  return builtIns.create(name);
 }

@@ -28,7 +28,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { DOCS_CSP, renderDocsPage } from './docs-page.ts';
-import { createMcpHttpHandler, MCP_REQUEST_HEADERS, type McpHttpHandler } from './mcp-http.ts';
+import { createMcpHttpHandler, MCP_PATH, MCP_REQUEST_HEADERS, type McpHttpHandler } from './mcp-http.ts';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.ts';
 import { MAX_ID_CHARS } from './openapi-schemas.ts';
 import type { AccessPolicy } from './origin-policy.ts';
@@ -162,7 +162,7 @@ const ROUTES: Record<string, Partial<Record<string, Route>>> = {
   '/state': { GET: async (_req, ctx) => withFreshSession(ctx.manager, async (session) => session.state()) },
   '/openapi.json': { GET: async (_req, ctx) => ctx.openapi },
   '/docs': { GET: async (_req, ctx, res) => sendHtml(res, ctx.docsHtml) },
-  '/mcp': { POST: mcpRoute, GET: mcpRoute, DELETE: mcpRoute },
+  [MCP_PATH]: { POST: mcpRoute, GET: mcpRoute, DELETE: mcpRoute },
 };
 
 /** Each path the server answers and its methods: what /openapi.json describes. */

@@ -11,6 +11,7 @@
  * The WebSocket `/ws` and the page at `/web/` are not HTTP operations OpenAPI can describe; `info.description` names
  * them. /docs renders this document as HTML (docs-page.ts).
  */
+import { MCP_PATH } from './mcp-http.ts';
 import { COMPONENT_SCHEMAS } from './openapi-schemas.ts';
 
 export const OPENENV_HTTP_API_VERSION = '1.0.0';
@@ -61,7 +62,7 @@ export const OPERATION_DOCS: Record<string, Partial<Record<HttpMethod, Operation
     },
   },
   '/state': { GET: { summary: 'Episode state (stateless)', description: 'A fresh environment\'s state: no episode.', responses: { '200': { description: 'State.', schema: ref('SQLState') }, '503': busy } } },
-  '/mcp': {
+  [MCP_PATH]: {
     POST: {
       summary: 'MCP over JSON-RPC 2.0',
       description: 'The four actions as MCP tools (initialize, tools/list, tools/call), on the MCP TypeScript SDK; OpenEnv\'s MCPToolClient and plain JSON-RPC bodies too. See docs/mcp.md.',

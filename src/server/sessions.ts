@@ -16,6 +16,7 @@ import type { EnvConfig, ResetOptions } from '../env/types.ts';
 import type { ResetParams, SqlActionWire, WireState, WireStepResult } from './protocol.ts';
 import type { SessionSqlExecutor, SqlPool } from './sql-pool.ts';
 import { toActionInput, wireReset, wireState, wireStep } from './wire.ts';
+import { SerialQueue } from '../util/serial-queue.ts';
 
 /** The server is full: OpenEnv's SessionCapacityError, sent as CAPACITY_REACHED. */
 export class SessionCapacityError extends Error {
@@ -66,8 +67,8 @@ export class Session {
   private episodeId: string | null = null;
   private started = false;
   private closed = false;
-  private chain: Promise<unknown> = Promise.resolve();
-  private busy = 0;
+  /** This session's operations, one at a time in arrival order. */
+  private readonly operations = new SerialQueue();
 
   constructor(slot: number, env: SqlEnv, executor: SessionSqlExecutor, defaults: ResetOptions, now: number) {
     this.slot = slot;
@@ -78,7 +79,7 @@ export class Session {
   }
 
   get isBusy(): boolean {
-    return this.busy > 0;
+    return this.operations.size > 0;
   }
 
   get isClosed(): boolean {
@@ -87,13 +88,10 @@ export class Session {
 
   /** Runs `work` after every earlier operation of this session; rejects with SessionClosedError once closed. */
   run<T>(work: () => Promise<T>): Promise<T> {
-    this.busy++;
-    const task = this.chain.then(async () => {
+    return this.operations.run(async () => {
       if (this.closed) throw new SessionClosedError(this.id);
       return work();
     });
-    this.chain = task.catch(() => undefined).finally(() => this.busy--);
-    return task;
   }
 
   async reset(params: ResetParams): Promise<WireStepResult> {
@@ -127,7 +125,7 @@ export class Session {
   async close(): Promise<void> {
     this.closed = true;
     await this.executor.close();
-    await this.chain;
+    await this.operations.idle();
     this.env.close();
   }
 }

@@ -25,6 +25,7 @@ import { spawnNodeSqlWorker } from '../sql/node-worker.ts';
 import type { CopiesRun, ExecLimits, QueryResult, TableInfo } from '../sql/types.ts';
 import { WorkerSqlExecutor } from '../sql/worker-executor.ts';
 import type { WorkerPort } from '../sql/worker-protocol.ts';
+import { CancelledError } from '../util/cancelled.ts';
 
 /** A heavy session's waiting call lets this many later calls of other sessions run first (bounds its wait in calls). */
 export const HEAVY_YIELD = 64;
@@ -33,12 +34,9 @@ export const DEFAULT_HEAVY_CALL_MS = 250;
 /** A heavy session becomes light again after this many quick queries in a row. */
 const HEAVY_MEMORY = 8;
 
-/** The session's executor, or the pool, was closed while a call was waiting. */
-export class SqlCallCancelledError extends Error {
-  constructor(reason: string) {
-    super(`SQL call dropped: ${reason}.`);
-    this.name = 'SqlCallCancelledError';
-  }
+/** The session's executor, or the pool, was closed while a call was waiting: the one CancelledError. */
+function sqlCallDropped(reason: string): CancelledError {
+  return new CancelledError(`SQL call dropped: ${reason}.`);
 }
 
 /** Makes one worker executor over a transport; the pool passes its own spawner so `close` can terminate workers. */
@@ -127,8 +125,8 @@ export class SqlPool {
 
   /** Queues `run` for a worker; see the header for the order. */
   submit<T>(owner: SessionSqlExecutor, dbKey: string, isQuery: boolean, run: (worker: WorkerSqlExecutor, index: number) => Promise<T>): Promise<T> {
-    if (this.closing) return Promise.reject(new SqlCallCancelledError('the server is shutting down'));
-    if (owner.isClosed) return Promise.reject(new SqlCallCancelledError('the session is closed'));
+    if (this.closing) return Promise.reject(sqlCallDropped('the server is shutting down'));
+    if (owner.isClosed) return Promise.reject(sqlCallDropped('the session is closed'));
     return new Promise<T>((resolve, reject) => {
       const rank = this.arrivals++ + (owner.isHeavy ? HEAVY_YIELD : 0);
       this.waiting.push({ owner, dbKey, isQuery, rank, run, resolve: resolve as (value: unknown) => void, reject });
@@ -145,7 +143,7 @@ export class SqlPool {
   cancel(owner: SessionSqlExecutor, reason: string): void {
     for (let i = this.waiting.length - 1; i >= 0; i--) {
       if (this.waiting[i].owner !== owner) continue;
-      this.waiting.splice(i, 1)[0].reject(new SqlCallCancelledError(reason));
+      this.waiting.splice(i, 1)[0].reject(sqlCallDropped(reason));
     }
   }
 
@@ -220,7 +218,7 @@ export class SqlPool {
   /** Drops every waiting call, terminates statements still running, and closes the workers. Harmless twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      for (const call of this.waiting.splice(0)) call.reject(new SqlCallCancelledError('the server is shutting down'));
+      for (const call of this.waiting.splice(0)) call.reject(sqlCallDropped('the server is shutting down'));
       for (const port of [...this.ports]) port.terminate();
       this.ports.clear();
       await Promise.all(this.workers.map((w) => w.close()));

@@ -11,6 +11,7 @@ import { DEFAULT_EXEC_LIMITS, SqlError, type CopiesRun, type ExecLimits, type Qu
 import { COPY_PLANS } from './perturbed-copies.ts';
 import type { SqlRequest, SqlResponse, SqlResultValue, WorkerPort } from './worker-protocol.ts';
 import { contentKeyOf } from './content-key.ts';
+import { SerialQueue } from '../util/serial-queue.ts';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 type RequestBody = DistributiveOmit<SqlRequest, 'id'>;
@@ -42,7 +43,8 @@ export class WorkerSqlExecutor implements SqlExecutor {
   private readonly copiesFailed = new Set<string>();
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Serialises requests (see `exclusive`). */
+  private readonly queue = new SerialQueue();
   /** Number of workers replaced after a timeout or crash. */
   restarts = 0;
 
@@ -109,7 +111,7 @@ export class WorkerSqlExecutor implements SqlExecutor {
    * on them) are never interleaved with another caller's.
    */
   private exclusive<T>(dbKey: string, timeoutMs: number, work: () => Promise<T>): Promise<T> {
-    const task = this.queue.then(async () => {
+    return this.queue.run(async () => {
       if (!this.loaded.has(dbKey)) {
         const bytes = this.bytes.get(dbKey);
         if (!bytes) throw new SqlError('no-database', `Database '${dbKey}' is not loaded.`);
@@ -126,8 +128,6 @@ export class WorkerSqlExecutor implements SqlExecutor {
       }
       return work();
     });
-    this.queue = task.catch(() => undefined);
-    return task;
   }
 
   /** Whether a key the current worker has open was loaded from `bytes` (every loaded key's bytes are what it opened). */
@@ -193,17 +193,15 @@ export class WorkerSqlExecutor implements SqlExecutor {
    * bytes kept for reloads are let go. Harmless for a key that is not loaded.
    */
   unload(dbKey: string): Promise<void> {
-    const task = this.queue.then(async () => {
+    return this.queue.run(async () => {
       this.bytes.delete(dbKey);
       if (!this.loaded.delete(dbKey)) return;
       await this.send({ type: 'unload', dbKey }, this.limits.timeoutMs);
     });
-    this.queue = task.catch(() => undefined);
-    return task;
   }
 
   async close(): Promise<void> {
-    await this.queue;
+    await this.queue.idle();
     this.port?.terminate();
     this.port = null;
     this.loaded.clear();

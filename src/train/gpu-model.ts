@@ -12,10 +12,12 @@
  *     `Trainer.run({ startStep })`: the AdamW step number derives from the step);
  *   destroy()                                          the engine, the trainer and their buffers (not `ctx`).
  *
- * KV reuse across turns (src/policies/llm/prefix-slots.ts): between two `generate` calls the engine's slots keep their
- * caches, and a request takes the slot whose cache shares the longest prefix with its prompt, so a rollout's later
- * turn prefills only its new tokens (`prefillTokens` of each generation). Anything that changes what the caches were
- * computed with or writes them — a training forward, an optimizer step, a new adapter — forgets every cache.
+ * KV reuse across turns and between slots (src/policies/llm/prefix-scheduler.ts, the scheduler the page's generator
+ * uses, driven by ./rollout-decode.ts): between two `generate` calls the engine's slots keep their caches, and a
+ * request takes the slot whose cache shares the longest prefix with its prompt, so a rollout's later turn prefills
+ * only its new tokens (`prefillTokens` of each generation); a GRPO group's prompt is computed once and copied.
+ * Anything that changes what the caches were computed with or writes them — a training forward, an optimizer step, a
+ * new adapter — forgets every cache.
  *
  * Scoring temperature (`ForwardOptions.temperature`, GRPO's rollout temperature, as TRL divides logits by it): the
  * final RMSNorm's weight γ is uploaded as γ / T for training forwards and backwards, which makes every logit z / T
@@ -40,9 +42,10 @@ import type { ModelConfig } from '../model/config.ts';
 import { createLoraAdapter, LoraConfigError, loraScale, loraShapes, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraTarget } from '../model/lora.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { Tensor } from '../model/weights.ts';
-import { MIN_SHARED_PREFIX, PrefixSlots } from '../policies/llm/prefix-slots.ts';
+import { SlotScheduler } from '../policies/llm/prefix-scheduler.ts';
 import { tokenBudgetForMemory } from './microbatch.ts';
 import { adapterIsIdentity, scoringTemperature } from './reference-model.ts';
+import { decodeRollouts } from './rollout-decode.ts';
 import { scoredPositions, type AdamWSettings, type CheckpointableModel, type ForwardOptions, type GenerateOptions, type GenerateRequest, type MicroBatchLimits, type OptimizerState, type SampledGeneration, type ScoredSequence } from './policy-model.ts';
 
 export type { AdamMoments, OptimizerState } from './policy-model.ts';
@@ -75,33 +78,6 @@ export interface GpuTrainableModelOptions {
 const DEFAULT_GPU_MEMORY_BYTES = 4 * 1024 ** 3;
 const DEFAULT_LOGIT_CHUNK_ROWS = 64;
 
-/** One request of a decode wave: its slot, what it produced so far, and how many tokens it may add. */
-interface Live {
-  request: GenerateRequest;
-  slot: number;
-  limit: number;
-  /** Prompt tokens computed (past the prefix reused from the slot's cache). */
-  prefillTokens: number;
-  tokenIds: number[];
-  logProbs: number[];
-}
-
-/** A request of a wave that waits for step 0 to feed its shared prefix to `donor`'s slot, then copies it. */
-interface Follower {
-  live: Live;
-  donor: number;
-}
-
-/** The item with the highest score (the first among equals), or null for none. */
-function bestBy<T>(items: readonly T[], score: (item: T) => number): { item: T; score: number } | null {
-  let best: { item: T; score: number } | null = null;
-  for (const item of items) {
-    const s = score(item);
-    if (best === null || s > best.score) best = { item, score: s };
-  }
-  return best;
-}
-
 /** Key of the slots' caches: the generate path always runs the live adapter, whose changes forget every cache. */
 const LIVE_ADAPTER = 'live-adapter';
 
@@ -116,8 +92,8 @@ export class GpuTrainableModel implements CheckpointableModel {
   private lora: LoraConfig;
   /** Most tokens per generation forward (GpuTrainableModelOptions.prefillChunkTokens). */
   private readonly prefillChunk: number;
-  /** What each engine slot's KV cache holds (reused by the next turn's prompts). */
-  private readonly slots: PrefixSlots;
+  /** What each engine slot's KV cache holds (reused by the next turn's prompts) and which prompt takes which slot. */
+  private readonly slots: SlotScheduler;
   /** The final norm's weight γ (C) as loaded, and the temperature T whose γ / T the engine holds now. */
   private readonly finalNorm: Float32Array;
   private normTemperature = 1;
@@ -134,7 +110,7 @@ export class GpuTrainableModel implements CheckpointableModel {
     this.lora = lora;
     const { batch: B, context: S, maxTokens: T } = engine.plan.options;
     this.contextTokens = S;
-    this.slots = new PrefixSlots(B);
+    this.slots = new SlotScheduler(B);
     this.microBatchLimits = { maxTokens: T, maxSequences: B, maxSequenceTokens: Math.min(S, T) };
   }
 
@@ -170,17 +146,23 @@ export class GpuTrainableModel implements CheckpointableModel {
   }
 
   /**
-   * Requests in waves of B; within a wave every sequence advances in lockstep (one `sample` per step and sampling
-   * setting). `options.signal` is checked before every decode step: an abort rejects within one step.
+   * Every request decoded on the B slots (rollout-decode.ts): each step advances every seated sequence by one token
+   * (one `sample` per sampling setting), a slot freed by an ended reply takes the next request, and prompts that
+   * share a prefix compute it once. `options.signal` is checked before every decode step: an abort rejects within
+   * one step.
    */
   async generate(requests: readonly GenerateRequest[], options: GenerateOptions = {}): Promise<SampledGeneration[]> {
     requests.forEach((r, i) => this.checkRequest(r, i));
-    const B = this.engine.plan.options.batch;
-    const out: SampledGeneration[] = [];
     this.useTemperature(1); // the sampler divides by each request's temperature itself
     this.engine.setLoraEnabled(true);
-    for (let w = 0; w < requests.length; w += B) out.push(...(await this.wave(requests.slice(w, w + B), options)));
-    return out;
+    const ends = new Set([this.tokenizer.special.imEnd, this.tokenizer.special.endOfText]);
+    // A failed or aborted step forgets the caches of the slots it was feeding (their engine lengths are stale).
+    const replies = await decodeRollouts(this.engine, this.slots, requests, { ...options, key: LIVE_ADAPTER, endTokens: ends, prefillChunk: this.prefillChunk });
+    return replies.map(({ tokenIds, logProbs, prefillTokens }) => {
+      const last = tokenIds.at(-1);
+      const shown = last !== undefined && ends.has(last) ? tokenIds.slice(0, -1) : tokenIds;
+      return { tokenIds, logProbs, text: this.tokenizer.decode(shown), prefillTokens };
+    });
   }
 
   async forward(batch: readonly ScoredSequence[], options: ForwardOptions = {}): Promise<Float32Array> {
@@ -310,84 +292,6 @@ export class GpuTrainableModel implements CheckpointableModel {
     checkSamplingParams({ temperature: r.temperature, topP: r.topP });
   }
 
-  /**
-   * At most B requests, each in the free slot whose cache shares the longest prefix with its prompt (or with a copy
-   * of a longer one from another slot). Step k feeds every live sequence its pending ids (at k = 0 the prompt past
-   * that prefix, then its last token) and draws token k with key (seed, 0, k): the draw depends only on the request,
-   * never on the batch. Sequences with different (temperature, topP) take separate `sample` calls in the same step.
-   * A request whose prompt shares a longer prefix with one fed at step 0 (a GRPO group: G episodes of one prompt)
-   * joins at step 1 with that prefix copied, so the group's prompt is computed once (its draws keep their keys).
-   */
-  private async wave(requests: readonly GenerateRequest[], options: GenerateOptions): Promise<SampledGeneration[]> {
-    const ends = new Set([this.tokenizer.special.imEnd, this.tokenizer.special.endOfText]);
-    const free = Array.from({ length: this.engine.plan.options.batch }, (_, i) => i);
-    const pending: Array<{ live: Live; ids: readonly number[] }> = [];
-    const followers: Follower[] = [];
-    const lives: Live[] = requests.map((request) => {
-      const ids = request.promptTokenIds;
-      const slot = this.slots.best(this.engine, free, LIVE_ADAPTER, ids);
-      free.splice(free.indexOf(slot), 1);
-      const live: Live = { request, slot, limit: Math.min(request.maxNewTokens, this.contextTokens - ids.length), prefillTokens: 0, tokenIds: [], logProbs: [] };
-      if (live.limit <= 0) return live;
-      const own = this.slots.shared(this.engine, slot, LIVE_ADAPTER, ids);
-      const other = this.slots.longest(this.engine, LIVE_ADAPTER, ids, slot);
-      const leader = bestBy(pending, (p) => this.slots.sharedOnceFed(this.engine, p.live.slot, LIVE_ADAPTER, p.ids, ids));
-      if (leader && leader.score >= Math.max(own, other?.shared ?? 0) + MIN_SHARED_PREFIX) {
-        followers.push({ live, donor: leader.item.live.slot });
-        return live;
-      }
-      const kept = other && other.shared >= own + MIN_SHARED_PREFIX ? this.slots.claimCopy(this.engine, other.slot, slot, LIVE_ADAPTER, ids, other.shared) : this.slots.claim(this.engine, slot, LIVE_ADAPTER, ids);
-      live.prefillTokens = ids.length - kept;
-      pending.push({ live, ids: ids.slice(kept) });
-      return live;
-    });
-    try {
-      await this.decodeWave(pending, ends, options, followers);
-    } catch (e) {
-      this.slots.forgetAll(); // an aborted step leaves the engine's lengths stale
-      throw e;
-    }
-    return lives.map(({ tokenIds, logProbs, prefillTokens }) => {
-      const last = tokenIds.at(-1);
-      const shown = last !== undefined && ends.has(last) ? tokenIds.slice(0, -1) : tokenIds;
-      return { tokenIds, logProbs, text: this.tokenizer.decode(shown), prefillTokens };
-    });
-  }
-
-  /** The lockstep steps of a wave until every sequence has ended (see `wave`); followers join at step 1. */
-  private async decodeWave(start: Array<{ live: Live; ids: readonly number[] }>, ends: ReadonlySet<number>, options: GenerateOptions, followers: readonly Follower[]): Promise<void> {
-    let pending = start;
-    for (let step = 0; pending.length > 0 || (step === 1 && followers.length > 0); step++) {
-      options.signal?.throwIfAborted();
-      if (step === 1) pending = [...pending, ...followers.map((f) => this.join(f))];
-      const stepTokens = pending.length;
-      const next: typeof pending = [];
-      for (const group of groupBy(pending, (p) => `${p.live.request.temperature}|${p.live.request.topP}`)) {
-        const { temperature, topP } = group[0].live.request;
-        const inputs = group.map(({ live, ids }) => ({ slot: live.slot, ids, key: { seed: live.request.seed, sequence: 0, step: live.tokenIds.length } }));
-        const sampled = await this.engine.sample(inputs, { temperature, topP }, { maxTokensPerForward: this.prefillChunk, signal: options.signal });
-        group.forEach(({ live, ids }, i) => {
-          this.slots.fed(this.engine, live.slot, ids);
-          const token = sampled.tokens[i];
-          live.tokenIds.push(token);
-          live.logProbs.push(sampled.logprobs[i]);
-          if (!ends.has(token) && live.tokenIds.length < live.limit) next.push({ live, ids: [token] });
-        });
-      }
-      pending = next;
-      options.onTokens?.(stepTokens);
-    }
-  }
-
-  /** A follower's slot, with its donor's prefix copied in (now fed); its pending ids are the rest of its prompt. */
-  private join({ live, donor }: Follower): { live: Live; ids: readonly number[] } {
-    const ids = live.request.promptTokenIds;
-    const shared = this.slots.shared(this.engine, donor, LIVE_ADAPTER, ids);
-    const kept = shared > 0 ? this.slots.claimCopy(this.engine, donor, live.slot, LIVE_ADAPTER, ids, shared) : this.slots.claim(this.engine, live.slot, LIVE_ADAPTER, ids);
-    live.prefillTokens = ids.length - kept;
-    return { live, ids: ids.slice(kept) };
-  }
-
   // --- adapter and optimiser state ---------------------------------------------------------------------------------
 
   private checkConfig(where: string, config: LoraConfig): void {
@@ -440,9 +344,9 @@ export class GpuTrainableModel implements CheckpointableModel {
  * The KV cache's storage for training when the caller names none: f32 where the plan with an f32 cache fits the memory
  * budget with at least one whole sequence per micro-batch (the caller's `microBatchTokens`, if given), else f16, which
  * halves the cache (Qwen3-0.6B GRPO, G = 4 of 2,048 tokens, f16 weights: 3.60 → 2.72 GiB, inside 3 GB). Why f32 first:
- * the fixed-seed toy learning checks (src/gpu-tests/checks/train-learning.ts) were set on f32 arithmetic, and an f16
- * cache moves their trajectory (the toy GRPO run: mean fresh reward 0.547 instead of 0.438, but one learned answer at
- * 63 % instead of 75 % success), so memory is traded for it only where it is needed.
+ * on 16 seeds of the toy GRPO run (scripts/kv-cache-seeds.ts, docs/training.md "The KV cache in training") an f16
+ * cache met the learning bar in 3 runs against f32's 6 (mean gain 0.257 vs 0.315), so memory is traded for it only
+ * where it is needed.
  */
 export function trainingKvCache(config: ModelConfig, options: GpuTrainableModelOptions, weights: WeightFormat, logitChunkRows: number, maxBindingBytes: number): KvCacheFormat {
   const { rolloutSlots: B, contextTokens: S } = options;
@@ -481,16 +385,4 @@ function microBatchTokensFor(ctx: GpuContext, config: ModelConfig, options: GpuT
   });
   if (budget.maxTokens === null) throw new GpuOutOfMemoryError('training plan', budget.bytes, budget.message);
   return budget.maxTokens;
-}
-
-/** Items grouped by key, groups in order of first appearance. */
-function groupBy<T>(items: readonly T[], key: (item: T) => string): T[][] {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const g = groups.get(k);
-    if (g) g.push(item);
-    else groups.set(k, [item]);
-  }
-  return [...groups.values()];
 }

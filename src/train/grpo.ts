@@ -21,14 +21,8 @@
  * A < 0 and r < 1 − ε_low (the gradient PyTorch's min/clamp gives). Micro-batches pass the whole batch's N, so their
  * gradients add up to the batch's.
  */
-import type { RewardComponents, RewardWeights } from '../env/rewards.ts';
-import { totalReward } from '../env/rewards.ts';
 
 export const STD_EPS = 1e-4;
-
-export function weightedReward(components: RewardComponents, weights: RewardWeights): number {
-  return totalReward(components, weights);
-}
 
 export interface GroupAdvantages {
   advantages: number[];

@@ -21,6 +21,7 @@ import { createLoraAdapter, type LoraAdapter, type LoraConfig, type LoraTarget }
 import { modelBackward, zeroLoraGrads, type LoraGrads } from '../model/reference/backward.ts';
 import { adamwStepRef, gradNormSquaredRef, type AdamTensorRef } from '../model/reference/optim.ts';
 import { emptyCache, modelForward, toReferenceLora, toReferenceWeights, type ForwardResult, type LayerCache, type ReferenceLoraLayers, type ReferenceWeights } from '../model/reference/model.ts';
+import type { KvCacheFormat } from '../gpu/kv-format.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import { PROJECTIONS, type Tensor, type TensorMap } from '../model/weights.ts';
 import type { AdamWSettings, CheckpointableModel, ForwardOptions, GenerateOptions, GenerateRequest, OptimizerState, SampledGeneration, ScoredSequence } from './policy-model.ts';
@@ -36,6 +37,11 @@ export interface ReferenceModelOptions {
   contextTokens?: number;
   /** Non-zero B init (tests that need an adapter that already changes the model). */
   bInit?: (rng: Rng) => number;
+  /**
+   * The KV-cache storage to mirror (default 'f32': exact): 'f16' rounds keys and values as the engine's f16 cache
+   * stores them, in generation and in scoring (scripts/kv-cache-seeds.ts compares the two on the toy task).
+   */
+  kvCache?: KvCacheFormat;
 }
 
 /** log-softmax of row `row` of (rows, V) logits / temperature at index `target`. */
@@ -112,12 +118,15 @@ export class ReferenceTrainableModel implements CheckpointableModel {
   private referenceLora: ReferenceLoraLayers | null = null;
   /** Forward calls so far (for tests of the call pattern). */
   forwardCalls = 0;
+  /** The KV-cache storage mirrored (ReferenceModelOptions.kvCache). */
+  private readonly kvCache: KvCacheFormat;
 
   constructor(config: ModelConfig, tensors: TensorMap, tokenizer: Tokenizer, options: ReferenceModelOptions) {
     if (tokenizer.size > config.vocabSize) throw new RangeError(`tokenizer has ${tokenizer.size} ids but the model's vocabulary is ${config.vocabSize}`);
     this.config = config;
     this.tokenizer = tokenizer;
     this.contextTokens = options.contextTokens ?? 1024;
+    this.kvCache = options.kvCache ?? 'f32';
     this.weights = toReferenceWeights(config, tensors);
     this.adapter = createLoraAdapter(config, options.lora, createRng(options.seed), options.bInit);
     this.lora = toReferenceLora(this.adapter);
@@ -138,7 +147,7 @@ export class ReferenceTrainableModel implements CheckpointableModel {
       for (let t = 0; t < e.fed.length; t++) if (e.fed[t] !== prompt[t]) return;
       best = i;
     });
-    if (best === -1) return { caches: emptyCache(this.config), fed: [] };
+    if (best === -1) return { caches: emptyCache(this.config, this.kvCache), fed: [] };
     return this.kvPool.splice(best, 1)[0];
   }
 
@@ -188,7 +197,7 @@ export class ReferenceTrainableModel implements CheckpointableModel {
     const results: ForwardResult[] = [];
     for (const seq of batch) {
       if (seq.lossMask.length !== seq.tokenIds.length) throw new RangeError('lossMask and tokenIds differ in length');
-      const r = modelForward(this.config, this.weights, lora, emptyCache(this.config), seq.tokenIds);
+      const r = modelForward(this.config, this.weights, lora, emptyCache(this.config, this.kvCache), seq.tokenIds);
       results.push(r);
       for (let t = 1; t < seq.tokenIds.length; t++) if (seq.lossMask[t]) out.push(logSoftmaxAt(r.logits, t - 1, V, seq.tokenIds[t], temperature));
     }

@@ -131,13 +131,6 @@ export const REWARD_DESCRIPTIONS: Record<keyof RewardWeights, string> = {
   operational: 'Weight of operational (information, repeats, errors, step cost) in the training reward.',
 };
 
-/** The row of a setting, whichever table holds it. */
-export function settingRow(key: Exclude<keyof TrainConfig, 'algo'>): NumberSetting | SwitchSetting | OtherSetting {
-  const row = [...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...OTHER_SETTINGS].find((s) => s.key === key);
-  if (!row) throw new RangeError(`No row for the setting '${key}' in src/train/settings-table.ts.`);
-  return row;
-}
-
 /** The label of a setting named by its config key (`groupSize`) or a reward weight (`rewardWeights.progress`). */
 export function settingLabel(key: string): string {
   const reward = /^rewardWeights\.(\w+)$/.exec(key);

@@ -11,18 +11,18 @@
  * success rate (`fixedAnswerCeiling`). The model is the toy's tiny random Qwen3 (2 layers, C = 32, rank-4 LoRA) with
  * the reads tokenizer's vocabulary.
  *
- * STATUS — SFT teaches reading; GRPO does not yet add to it. CPU reference, run seed 1, 40 fresh databases (200 episodes),
- * ceiling 0.2067, after trainfix's SFT-mask change (fresh success after the SFT warm-up → after GRPO):
- *   SFT 300 steps lr 0.02, T = 1,   GRPO 30 steps lr 0.002, default weights:   0.600 → 0.615 (these settings)
- *   the same, GRPO lr 0.005:                                                 0.600 → 0.565
- *   SFT 100 steps lr 0.02, T = 1,   GRPO 60 steps lr 0.005, default weights:   0.195 → 0.140
- *   the same with correctness-only weights:                                  0.195 → 0.220
- *   SFT 100 steps lr 0.02, T = 0.5, GRPO 30 steps lr 0.01, default weights:    0.445 → 0.255 (counts 0.95 → 0.25/0.65)
- *   SFT 60 steps lr 0.02,  T = 0.5, GRPO 30 steps lr 0.01, default weights:    0.200 → 0.220 (turns 3.00 → 2.40)
- * So the model can read (300 SFT steps: names 0.50–0.63, 61 % of ANSWERs copy an observed value, ceiling 0.21), but
- * GRPO has not raised fresh success above the warm-up in any setting tried: after 100 SFT steps (names ≈ one fixed
- * name) it never taught the names, and at lr ≥ 0.01 it undid the counts. The train-learning-grpo-reads check holds
- * the brief's bar and fails today; the settings below are the best measured, not tuned (/tmp/notes/reads.md).
+ * STATUS — SFT teaches reading; GRPO does not yet add to it (the train-learning-grpo-reads check fails). Figures: CPU
+ * reference, run seed 1, one sampled episode (T = 1) per question of 40 fresh databases (200), ceiling 0.2067. The
+ * warm-up (300 SFT steps, lr 0.02) gives 0.600 sampled and 1.00 greedy (25 fresh questions): its argmax already
+ * reads; what T = 1 loses is mostly format — of 100 sampled episodes 38 fail: 20 with a malformed ANSWER turn
+ * after DESCRIBE and QUERY (one off token among its 4), 6 with an earlier malformed call, 5 with a tool call where
+ * the ANSWER belonged, 7 with a wrong value. GRPO from it with fresh AdamW moments (see
+ * `resetOptimizer`; figures before that fix were measured with the warm-up's moments in, /tmp/notes/s3/G-report.md):
+ *   lr 0.002, 50 steps, 5 warm-up steps: 0.595 (std scaling off: 0.585); lr 0.005, 30 steps: 0.605 — no trend in
+ *   train success either; lr 0.02: one step takes train success 0.53 → 0 (AdamW's first step moves every weight by
+ *   lr); lr 0.01–0.02 after 10 warm-up steps: train success falls steadily to 0.0–0.25 by step 30.
+ * The update does ascend Σ A·log π on its own episodes, but nearly all of that is the failed episodes' rare tokens
+ * pushed down (Δ log π −0.1…−1.1 per episode at lr 0.001); the correct episodes' log-probs barely move (±0.02).
  */
 import type { SqlJsStatic } from 'sql.js';
 import { createRng, randomInt } from '../data/rng.ts';
@@ -32,7 +32,7 @@ import { randomModelWeights } from '../model/tiny-model.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { Tensor } from '../model/weights.ts';
 import { LocalSqlExecutor } from '../sql/executor.ts';
-import type { TrainableModel } from './policy-model.ts';
+import type { CheckpointableModel, TrainableModel } from './policy-model.ts';
 import { deriveSeed, rollout, type RolledEpisode } from './rollout.ts';
 import { buildReadsDataset, createReadsTokenizer, fixedAnswerCeiling, READS_TEMPLATES } from './toy-reads-task.ts';
 import { TOY_MODEL_SEED, toyModelConfig } from './toy-run.ts';
@@ -169,11 +169,30 @@ export interface ReadsRunOptions {
   callbacks?: { sft?: TrainerCallbacks; grpo?: TrainerCallbacks };
 }
 
-/** SFT warm-up, fresh measure, GRPO, fresh measure (see the header). */
-export async function runReads(model: TrainableModel, setup: ReadsSetup, options: ReadsRunOptions = {}): Promise<ReadsRun> {
+/**
+ * Zeroes AdamW's moments. A run that starts at step 0 counts AdamW's steps from 1 again, and AdamW's bias correction
+ * (m / (1 − β1^t), v / (1 − β2^t)) is right only for moments that start at 0: the warm-up's left in place would be
+ * scaled up ×10 (m) and ×100 (v) at GRPO's first step, so GRPO's first updates would mostly replay the warm-up's.
+ */
+export async function resetOptimizer(model: CheckpointableModel): Promise<void> {
+  const state = await model.readOptimizerState();
+  for (const layer of state.layers) {
+    for (const pair of Object.values(layer)) {
+      for (const moments of [pair.a, pair.b]) {
+        moments.m.data.fill(0);
+        moments.v.data.fill(0);
+      }
+    }
+  }
+  model.loadOptimizerState(state);
+}
+
+/** SFT warm-up, fresh measure, GRPO (from fresh AdamW moments, as a run of its own), fresh measure (see the header). */
+export async function runReads(model: CheckpointableModel, setup: ReadsSetup, options: ReadsRunOptions = {}): Promise<ReadsRun> {
   const seed = { seed: setup.runSeed };
   const sftTrainer = new Trainer({ model, dataset: setup.sftDataset, executor: setup.executor }, { ...READS_SFT, ...seed, ...options.sft }, options.callbacks?.sft);
   const sft = await sftTrainer.run();
+  await resetOptimizer(model);
   const grpoTrainer = new Trainer({ model, dataset: setup.grpoDataset, executor: setup.executor }, { ...READS_GRPO, ...seed, ...options.grpo }, options.callbacks?.grpo);
   const before = await measureFresh(grpoTrainer, model, setup.grpoDataset, setup.runSeed);
   const grpo = await grpoTrainer.run();

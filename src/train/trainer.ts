@@ -130,6 +130,13 @@ export class TrainMemoryError extends Error {
 
 const OBSERVATION_CHARS = 600;
 
+/** The passes of an update's micro-batch, in their order: a reference forward (first update, KL β > 0), forward, backward. */
+type UpdatePass = 'reference forward' | 'forward' | 'backward';
+/** A pass's cost in forward passes, for the update's progress bar: a backward costs about two forwards (FLOPs). */
+const UPDATE_PASS_COST: Record<UpdatePass, number> = { 'reference forward': 1, forward: 1, backward: 2 };
+/** The cost of the passes that always follow a pass in its micro-batch (a forward and its backward follow a reference forward). */
+const UPDATE_COST_AFTER: Record<UpdatePass, number> = { 'reference forward': 3, forward: 2, backward: 0 };
+
 /** Throws `TrainConfigError` (with the field at fault) unless `c` passes the one settings check (settings-check.ts). */
 export function validateTrainConfig(c: TrainConfig): void {
   assertValidSettings(c);
@@ -536,15 +543,23 @@ export class Trainer {
     const activity = this.progress.begin('update', step, `${head}, micro-batch 0 of ${total} (${totalTokens} tokens)`, total);
     let done = 0;
     let tokensDone = 0;
+    let passCostDone = 0; // of the micro-batch under way, in forward-pass units (UPDATE_PASS_COST)
     const pausePoint = async (): Promise<void> => {
       if (this.pauseRequested) await this.waitIfPaused('update');
       if (this.stopRequested) throw new TrainInterrupted('stop');
     };
     return {
-      phase: (pass: 'forward' | 'reference forward' | 'backward', tokens: number) => activity.milestone(done, total, `${head}, micro-batch ${done + 1} of ${total}: ${pass} pass (${tokens} tokens)`),
+      // `done` moves inside a micro-batch too, by the passes finished in it (with one micro-batch, a whole update
+      // would otherwise read 0% until its end): micro-batches done + the cost done / the micro-batch's whole cost.
+      phase: (pass: UpdatePass, tokens: number) => {
+        const cost = passCostDone + UPDATE_PASS_COST[pass] + UPDATE_COST_AFTER[pass];
+        activity.milestone(done + passCostDone / cost, total, `${head}, micro-batch ${done + 1} of ${total}: ${pass} pass (${tokens} tokens)`);
+        passCostDone += UPDATE_PASS_COST[pass];
+      },
       pausePoint,
       next: async (tokens: number) => {
         done++;
+        passCostDone = 0;
         tokensDone += tokens;
         activity.milestone(done, total, `${head}, micro-batch ${done} of ${total} done (${tokensDone} of ${totalTokens} tokens)`);
         await pausePoint();

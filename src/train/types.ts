@@ -8,7 +8,9 @@
  */
 import { DEFAULT_REWARD_WEIGHTS, type RewardComponents, type RewardWeights } from '../env/rewards.ts';
 import type { StepOutcome } from '../env/types.ts';
+import { DEFAULT_CONTEXT_TOKENS } from '../model/context.ts';
 import type { LoraTarget } from '../model/lora.ts';
+import { PROJECTIONS } from '../model/weights.ts';
 
 export type TrainAlgo = 'sft' | 'grpo';
 
@@ -114,7 +116,8 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   updatesPerRollout: 1,
   maxTurns: 6,
   maxNewTokensPerTurn: 128,
-  maxEpisodeTokens: 2048,
+  // Episodes as long as the context the policy plays in after training (model/context.ts).
+  maxEpisodeTokens: DEFAULT_CONTEXT_TOKENS,
   temperature: 1,
   topP: 1,
   clipEpsLow: 0.2,
@@ -133,7 +136,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   checkpointEvery: 25,
   loraRank: 16,
   loraAlpha: 32,
-  loraTargets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
+  loraTargets: [...PROJECTIONS],
 };
 
 /** SFT warm-up defaults differ only where a supervised loss wants them to. */

@@ -12,7 +12,7 @@
  * "Generating… N tokens"; the host throttles what crosses to it); an `onToken` that throws drops that turn alone.
  *
  * Cancel: `options.signal` stops a load between chunks of a download (the Hub's partial bytes stay cached, so the
- * next load resumes) and between phases; the load then rejects with LoadCancelledError.
+ * next load resumes) and between phases; the load then rejects with a CancelledError (src/util/cancelled.ts).
  *
  * Device loss: when the GPU device is lost (a driver reset or crash, `GPUDevice.destroy()`) the next
  * turn gets a new device (`GpuContext.recover()`), re-creates the engine and uploads the weights again, read
@@ -33,6 +33,7 @@ import { chooseDecodeSlots } from '../gpu/engine/decode-slots.ts';
 import { PROMPT_PIECE_TOKENS, QwenEngine } from '../gpu/engine/qwen-engine.ts';
 import { DEFAULT_DECODE_WEIGHTS, type WeightFormat } from '../gpu/quant.ts';
 import type { ModelConfig } from '../model/config.ts';
+import { contextTokensFor } from '../model/context.ts';
 import { loadCheckpoint } from '../model/load.ts';
 import { loraScale, type LoraAdapter } from '../model/lora.ts';
 import { readTestModelMarker, type TestModelMarker } from '../model/test-model-marker.ts';
@@ -40,30 +41,18 @@ import { createTokenizer, type Tokenizer } from '../model/tokenizer.ts';
 import { BatchedGenerator, type Variant } from '../policies/llm/batched-generator.ts';
 import type { Generate } from '../policies/llm/llm-policy.ts';
 import { padAdapter, planCovers, widenPlan, type LoraPlan } from './adapter-slot.ts';
-import { LoadCancelledError, sourceReader, type LlmSource } from './llm-source.ts';
+import { loadCancelled, sourceReader, type LlmLoadProgress, type LlmSource } from './llm-source.ts';
 
-export { LoadCancelledError, type LlmSource } from './llm-source.ts';
+// Where a model comes from and how its load reports progress are llm-source.ts's; re-exported for the worker's hosts.
+export type { LlmLoadProgress, LlmSource } from './llm-source.ts';
 
 export interface LlmLoadOptions {
   /** Storage of the base matrices on the GPU; default DEFAULT_DECODE_WEIGHTS for real models, 'f16' when the model is tiny. */
   weights?: WeightFormat;
-  /** Positions of the KV cache (prompt + reply); default min(2048, the model's max positions). */
+  /** Positions of the KV cache (prompt + reply); default contextTokensFor(config) (src/model/context.ts). */
   contextTokens?: number;
-  /** Stops the load (LoadCancelledError); a Hub download keeps its partial bytes for the next attempt. */
+  /** Stops the load (a CancelledError); a Hub download keeps its partial bytes for the next attempt. */
   signal?: AbortSignal;
-}
-
-export interface LlmLoadProgress {
-  /**
-   * download: bytes moving (or read from a local folder); tokenizer, weights, gpu: the load's later phases; ready:
-   * done. After the load: recovering / recovered around a device-loss recovery (`message` says what happened).
-   */
-  phase: 'download' | 'tokenizer' | 'weights' | 'gpu' | 'ready' | 'recovering' | 'recovered';
-  /** The file moving (download phase). */
-  file?: string;
-  loaded: number;
-  total: number;
-  message?: string;
 }
 
 /** An adapter to play with: `key` names it (the engine keeps the last one loaded), `load` reads its tensors. */
@@ -106,7 +95,7 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   const reader = sourceReader(source, baseUrl);
   const label = reader.label;
   const checkCancel = (): void => {
-    if (signal?.aborted) throw new LoadCancelledError(label);
+    if (signal?.aborted) throw loadCancelled(label);
   };
   const files = await reader.read(onProgress, signal);
   checkCancel();
@@ -123,7 +112,7 @@ export async function loadLlm(source: LlmSource, baseUrl: string, onProgress: Pr
   onProgress({ phase: 'gpu', loaded: 0, total: 1 });
   const tiny = config.hiddenSize <= 256;
   const weights = options.weights ?? (tiny ? 'f16' : DEFAULT_DECODE_WEIGHTS);
-  const contextTokens = Math.max(64, Math.min(options.contextTokens ?? 2048, config.maxPositionEmbeddings));
+  const contextTokens = Math.max(64, contextTokensFor(config, options.contextTokens));
   let loraPlan: LoraPlan | null = null;
   const slots = chooseDecodeSlots(config, { context: contextTokens, weights });
   const engineOptions = () => ({ batch: slots, context: contextTokens, weights, lora: loraPlan });

@@ -13,6 +13,7 @@
  */
 import { DEFAULT_DECODE_WEIGHTS, WEIGHT_FORMATS, type WeightFormat } from '../gpu/quant.ts';
 import { SHOT_COUNTS } from '../policies/llm/prompt.ts';
+import { samplingDefaults } from '../policies/llm/sampling-defaults.ts';
 
 export type ShotCount = (typeof SHOT_COUNTS)[number];
 
@@ -49,11 +50,12 @@ export class LlmSettingsError extends RangeError {
 /** The settings with every default filled in; throws LlmSettingsError on the first field out of range. */
 export function resolveLlmSettings(settings: LlmPolicySettings = {}): ResolvedLlmSettings {
   const thinking = settings.thinking ?? false;
+  const defaults = samplingDefaults(thinking);
   const resolved: ResolvedLlmSettings = {
     thinking,
-    maxNewTokens: settings.maxNewTokens ?? (thinking ? 1024 : 256),
-    temperature: settings.temperature ?? (thinking ? 0.6 : 0.7),
-    topP: settings.topP ?? (thinking ? 0.95 : 0.8),
+    maxNewTokens: settings.maxNewTokens ?? defaults.maxNewTokens,
+    temperature: settings.temperature ?? defaults.temperature,
+    topP: settings.topP ?? defaults.topP,
     shots: settings.shots ?? 0,
     shotDataset: settings.shotDataset ?? 'demo',
     weights: settings.weights ?? DEFAULT_DECODE_WEIGHTS,

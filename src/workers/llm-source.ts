@@ -16,7 +16,7 @@ import { parseModelConfig } from '../model/config.ts';
 import { checkModelFits } from '../model/model-budget.ts';
 import { checkModelFilePath } from '../model/model-path.ts';
 import { SHARD_INDEX, SINGLE_WEIGHTS, validateRepoId } from '../model/registry.ts';
-import type { LlmLoadProgress } from './llm-generate.ts';
+import { CancelledError } from '../util/cancelled.ts';
 
 /**
  * Where a model comes from: a folder served over HTTP (absolute or relative to the app), a Hub repository, or the
@@ -27,11 +27,23 @@ export type LlmSource =
   | { kind: 'hub'; repo: string; revision?: string; base?: string }
   | { kind: 'files'; files: LocalFile[] };
 
-export class LoadCancelledError extends Error {
-  override name = 'LoadCancelledError';
-  constructor(what: string) {
-    super(`Loading ${what} was cancelled. A Hub download keeps the bytes it received, so loading again resumes it.`);
-  }
+/** How far a model load got, as the page shows it. */
+export interface LlmLoadProgress {
+  /**
+   * download: bytes moving (or read from a local folder); tokenizer, weights, gpu: the load's later phases; ready:
+   * done. After the load: recovering / recovered around a device-loss recovery (`message` says what happened).
+   */
+  phase: 'download' | 'tokenizer' | 'weights' | 'gpu' | 'ready' | 'recovering' | 'recovered';
+  /** The file moving (download phase). */
+  file?: string;
+  loaded: number;
+  total: number;
+  message?: string;
+}
+
+/** A model load stopped by its signal: the one CancelledError, saying that a Hub download resumes next time. */
+export function loadCancelled(what: string): CancelledError {
+  return new CancelledError(`Loading ${what} was cancelled. A Hub download keeps the bytes it received, so loading again resumes it.`);
 }
 
 type Progress = (p: LlmLoadProgress) => void;
@@ -54,7 +66,7 @@ async function fetchFolder(url: string, onProgress: Progress, signal?: AbortSign
     try {
       res = await fetch(at, { signal });
     } catch (e) {
-      if (signal?.aborted) throw new LoadCancelledError(base);
+      if (signal?.aborted) throw loadCancelled(base);
       throw new Error(`Could not fetch ${at}: ${(e as Error).message}`, { cause: e });
     }
     if (res.status === 404 && optional) return null;
@@ -91,7 +103,7 @@ async function fetchFolder(url: string, onProgress: Progress, signal?: AbortSign
       }
       return bytes;
     } catch (e) {
-      if (signal?.aborted) throw new LoadCancelledError(base);
+      if (signal?.aborted) throw loadCancelled(base);
       throw e;
     }
   };
@@ -144,7 +156,7 @@ export function sourceReader(source: LlmSource, baseUrl: string): { label: strin
               onProgress: (p) => onProgress({ phase: 'download', file: p.file, loaded: p.loaded, total: p.total }),
             });
           } catch (e) {
-            if (signal?.aborted) throw new LoadCancelledError(repo);
+            if (signal?.aborted) throw loadCancelled(repo);
             throw e;
           }
         },
@@ -160,7 +172,7 @@ export function sourceReader(source: LlmSource, baseUrl: string): { label: strin
             const m = await readLocalModel(files, (file, loaded, total) => onProgress({ phase: 'download', file, loaded, total }), signal);
             return m;
           } catch (e) {
-            if (signal?.aborted) throw new LoadCancelledError(top);
+            if (signal?.aborted) throw loadCancelled(top);
             throw e;
           }
         },

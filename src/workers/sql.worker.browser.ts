@@ -5,10 +5,11 @@ import { SqlEngine } from '../sql/engine.ts';
 import { SQL_JS_OPTIONS } from '../sql/legacy-functions.ts';
 import type { SqlRequest } from '../sql/worker-protocol.ts';
 import { handleSqlRequest } from './sql-worker-core.ts';
+import { SerialQueue } from '../util/serial-queue.ts';
 
 const ready = initSqlJs({ ...SQL_JS_OPTIONS, locateFile: () => wasmUrl }).then((sql) => new SqlEngine(sql));
-let queue: Promise<unknown> = Promise.resolve();
+const queue = new SerialQueue();
 self.onmessage = (event: MessageEvent<SqlRequest>) => {
   const request = event.data;
-  queue = queue.then(async () => self.postMessage(handleSqlRequest(await ready, request)));
+  void queue.run(async () => self.postMessage(handleSqlRequest(await ready, request)));
 };

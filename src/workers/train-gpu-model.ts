@@ -7,19 +7,19 @@ import { acquireGpu } from '../gpu/device.ts';
 import { loadCheckpoint } from '../model/load.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import { GpuTrainableModel } from '../train/gpu-model.ts';
-import { LoadCancelledError, sourceReader, type LlmSource } from './llm-source.ts';
+import { loadCancelled, sourceReader, type LlmSource } from './llm-source.ts';
 import type { TrainModelRequest, TrainSession } from './train-service.ts';
 
 export async function createGpuTrainSession(source: LlmSource, baseUrl: string, tokenizer: Tokenizer, request: TrainModelRequest): Promise<TrainSession> {
   const reader = sourceReader(source, baseUrl);
   const files = await reader.read((p) => request.onProgress(p.loaded, p.total, p.file ? `Reading ${p.file}` : `Reading ${reader.label}`), request.signal);
-  if (request.signal?.aborted) throw new LoadCancelledError(reader.label);
+  if (request.signal?.aborted) throw loadCancelled(reader.label);
   const checkpoint = loadCheckpoint(files.checkpoint);
   files.checkpoint.safetensors.length = 0; // decoded: let the file bytes go
   request.onProgress(0, 1, 'Planning GPU memory and uploading the weights…');
   const ctx = await acquireGpu({ label: 'sqlenv-train' });
   try {
-    if (request.signal?.aborted) throw new LoadCancelledError(reader.label);
+    if (request.signal?.aborted) throw loadCancelled(reader.label);
     const model = await GpuTrainableModel.create(ctx, checkpoint.config, checkpoint.tensors, tokenizer, {
       lora: request.lora,
       seed: request.seed,

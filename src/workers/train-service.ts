@@ -5,8 +5,9 @@
  *
  * A run: 'loading' (the factory reads the base weights again and plans a model for the run: rollout slots =
  * groupSize × promptsPerStep, context = maxEpisodeTokens), then the trainer's own states. Every `checkpointEvery` steps
- * the adapter, AdamW's moments and the history so far go to the store; resuming a checkpoint restores them into a
- * fresh model and calls `run({ startStep })`, which continues the run exactly. When the run finishes or is stopped its
+ * the adapter, GRPO's KL reference adapter, AdamW's moments and the history so far go to the store; resuming a
+ * checkpoint checks them (train-checkpoint.ts), restores them into a fresh model and calls `run({ startStep })`, which
+ * continues the run exactly. When the run finishes or is stopped its
  * adapter is kept (one adapter per run, replaced by later resumes) and plays as a policy.
  *
  * Failures end the run with an 'error' event (then phase 'failed'), never silently: out of GPU memory names a smaller
@@ -40,6 +41,7 @@ import type { AdapterLibrary } from './adapter-library.ts';
 import type { LlmSource } from './llm-source.ts';
 import type { LlmPolicySettings } from './llm-settings.ts';
 import type { ActiveRunRecord, CheckpointInfo, TrainEvent, TrainModelSource, TrainPhase, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
+import { checkCheckpoint, type CheckedCheckpoint } from './train-checkpoint.ts';
 import { isQuotaError, TrainStorageFullError, typedArrayBytes, type StoredCheckpoint, type TrainStore } from './train-store.ts';
 
 /** What a run needs of its model beyond training: adapter and AdamW state in and out (checkpoints, resume). */
@@ -150,11 +152,12 @@ export class TrainService {
     if (!saved) throw new RangeError(`No checkpoint '${checkpointId}': it was deleted, or this browser's storage was cleared.`);
     const { base, dataset } = await this.prepare(saved.request);
     if (base.label !== saved.info.model) throw new RangeError(`Checkpoint '${checkpointId}' trains ${saved.info.model}, but ${base.label} is loaded: load ${saved.info.model} first.`);
+    const checked = checkCheckpoint(saved, base.config); // before anything is allocated for it
     const run = this.begin({ runId: saved.info.runId, adapterId: saved.adapterId, request: saved.request, config: saved.request.config, history: saved.history }, onEvent);
     run.step = saved.info.step;
     run.checkpointStep = saved.info.step;
     await this.writeRecord(run, base, saved.info.id);
-    await this.execute(run, base, dataset, saved);
+    await this.execute(run, base, dataset, { ...saved, ...checked });
   }
 
   /** Running: the trainer pauses within one decode step (or between two passes of an update) and then says so. */
@@ -268,7 +271,7 @@ export class TrainService {
     r.emit({ type: 'phase', phase, ...(message !== undefined && { message }) });
   }
 
-  private async execute(r: Run, base: TrainBase, dataset: Dataset, saved: StoredCheckpoint | null): Promise<void> {
+  private async execute(r: Run, base: TrainBase, dataset: Dataset, saved: (StoredCheckpoint & CheckedCheckpoint) | null): Promise<void> {
     const c = r.config;
     let session: TrainSession | null = null;
     let executor: SqlExecutor | null = null;
@@ -297,7 +300,11 @@ export class TrainService {
       if (init) model.loadAdapter(init);
       if (saved) model.loadOptimizerState(saved.optimizer);
       executor = this.deps.createExecutor();
-      const trainer = new Trainer({ model, dataset, executor, envConfig: this.deps.envConfig }, c, {
+      if (saved && saved.referenceAdapter === undefined && c.algo === 'grpo' && c.klBeta > 0) {
+        r.emit({ type: 'phase', phase: 'loading', message: 'This checkpoint was saved before checkpoints kept the KL reference: the resumed run anchors its KL to the checkpoint\'s adapter, not to the one the run started from.' });
+      }
+      // A resumed run anchors its KL where the uninterrupted run did (undefined: the trainer freezes the adapter it starts with).
+      const trainer = new Trainer({ model, dataset, executor, envConfig: this.deps.envConfig, referenceAdapter: saved?.referenceAdapter }, c, {
         onStep: (metrics) => {
           r.step = metrics.step;
           r.history.metrics.push(metrics);
@@ -344,6 +351,7 @@ export class TrainService {
 
   private async checkpoint(r: Run, base: TrainBase, model: TrainSessionModel, step: number): Promise<void> {
     const [adapter, optimizer] = await Promise.all([model.readAdapter(), model.readOptimizerState()]);
+    const referenceAdapter = r.trainer?.referenceAdapter ?? null;
     const info: CheckpointInfo = {
       id: `${r.runId}@${step}`,
       runId: r.runId,
@@ -353,10 +361,10 @@ export class TrainService {
       model: base.label,
       config: r.config,
       savedAt: this.now(),
-      bytes: typedArrayBytes([adapter, optimizer]),
+      bytes: typedArrayBytes([adapter, referenceAdapter, optimizer]),
     };
     try {
-      await this.deps.store.saveCheckpoint({ info, request: r.request, adapterId: r.adapterId, adapter, optimizer, history: r.history }, CHECKPOINTS_KEPT);
+      await this.deps.store.saveCheckpoint({ info, request: r.request, adapterId: r.adapterId, adapter, referenceAdapter, optimizer, history: r.history }, CHECKPOINTS_KEPT);
     } catch (e) {
       if (!isQuotaError(e)) throw e;
       r.emit({ type: 'phase', phase: r.phase, message: `${new TrainStorageFullError(`the checkpoint of step ${step}`).message} Training goes on.` });

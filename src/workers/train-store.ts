@@ -1,8 +1,9 @@
 /**
- * What training keeps across reloads: checkpoints (adapter tensors + AdamW moments + the run's request and history,
- * enough for `Trainer.run({ startStep })` to continue exactly), the history of finished runs (for the charts), and
- * adapters (trained here, loaded from files or the Hub; each is a policy). `indexedDbTrainStore` keeps them in
- * IndexedDB (through `idb`); `memoryTrainStore` keeps them in memory, for tests and browsers without IndexedDB.
+ * What training keeps across reloads: checkpoints (adapter tensors + GRPO's KL reference adapter + AdamW moments + the
+ * run's request and history, enough for `Trainer.run({ startStep })` to continue exactly), the history of finished
+ * runs (for the charts), and adapters (trained here, loaded from files or the Hub; each is a policy).
+ * `indexedDbTrainStore` keeps them in IndexedDB (through `idb`); `memoryTrainStore` keeps them in memory, for tests
+ * and browsers without IndexedDB.
  *
  * How to think about it: records hold typed arrays as they are (structured clone keeps Float32Array/Float64Array), so
  * nothing is converted on the way in or out. Listing reads only small info records; tensors are separate records read
@@ -26,6 +27,12 @@ export interface StoredCheckpoint {
   /** The adapter the run produces (kept when it ends), so a resumed run replaces it rather than adding one. */
   adapterId: string;
   adapter: LoraAdapter;
+  /**
+   * GRPO's KL reference (`Trainer.referenceAdapter`: the frozen adapter the run started from; null: the base model),
+   * so a resumed run anchors where the uninterrupted one does. Absent in checkpoints saved before it was kept
+   * (train-checkpoint.ts checks it on resume).
+   */
+  referenceAdapter?: LoraAdapter | null;
   optimizer: OptimizerState;
   history: TrainRunHistory;
 }

@@ -6,11 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { fusedLayerDispatches, layerGroups } from '../../src/gpu/engine/fused-layer.ts';
 import { fusedBindingCount, fusedLinearCode } from '../../src/gpu/kernels/fused-linear.ts';
-import type { ProjectionName } from '../../src/gpu/memory-plan.ts';
+import type { Projection } from '../../src/model/weights.ts';
 
 const none = () => false;
 const all = () => true;
-const only = (...ps: ProjectionName[]) => (p: ProjectionName) => ps.includes(p);
+const only = (...ps: Projection[]) => (p: Projection) => ps.includes(p);
 
 describe('fusedBindingCount', () => {
   it.each([

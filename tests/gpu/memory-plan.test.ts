@@ -4,7 +4,8 @@
  * an f32 one on request), large weights are split to fit a binding, and it answers "how much GPU memory would Qwen3-0.6B need" from the config alone (golden figures).
  */
 import { describe, expect, it } from 'vitest';
-import { PROJECTION_NAMES, formatBytes, formatPlan, matrixFormat, planMemory, type PlanDims } from '../../src/gpu/memory-plan.ts';
+import { formatBytes, formatPlan, matrixFormat, planMemory, type PlanDims } from '../../src/gpu/memory-plan.ts';
+import { PROJECTIONS } from '../../src/model/weights.ts';
 import { QWEN2_5_0_5B_INSTRUCT, QWEN3_0_6B } from '../../src/model/config.ts';
 import { expectedTensors, parameterCount } from '../../src/model/weights.ts';
 
@@ -28,7 +29,7 @@ describe('planMemory', () => {
   }
 
   it('answers for Qwen3-0.6B with B = 4 sequences of 2048 tokens and a rank-16 LoRA on every projection', () => {
-    const plan = planMemory(QWEN3_0_6B, { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTION_NAMES }, kvCache: 'f32' });
+    const plan = planMemory(QWEN3_0_6B, { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTIONS }, kvCache: 'f32' });
     console.log(formatPlan(plan));
     // 596,049,920 parameters: 595,984,384 in matrices (f16) and 65,536 in norms (f32).
     expect(plan.byKind.weight).toBe(595_984_384 * 2 + 65_536 * 4);
@@ -45,7 +46,7 @@ describe('planMemory', () => {
   });
 
   it('stores the KV cache as f16 pairs by default (half the bytes), f32 on request, same shapes', () => {
-    const options = { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTION_NAMES } };
+    const options = { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTIONS } };
     const f16 = planMemory(QWEN3_0_6B, options);
     const f32 = planMemory(QWEN3_0_6B, { ...options, kvCache: 'f32' });
     expect(f16.options.kvCache).toBe('f16');

@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { suggestSmallerTraining, suggestTrainingFit } from '../../src/gpu/engine/train-fit.ts';
-import { PROJECTION_NAMES, planMemory, type PlanOptions } from '../../src/gpu/memory-plan.ts';
+import { planMemory, type PlanOptions } from '../../src/gpu/memory-plan.ts';
+import { PROJECTIONS } from '../../src/model/weights.ts';
 import { QWEN3_0_6B } from '../../src/model/config.ts';
 
-const TRAIN: PlanOptions = { batch: 4, context: 2048, maxTokens: 2048, weights: 'f16', lora: { rank: 16, targets: PROJECTION_NAMES }, training: { logitChunkRows: 64 } };
+const TRAIN: PlanOptions = { batch: 4, context: 2048, maxTokens: 2048, weights: 'f16', lora: { rank: 16, targets: PROJECTIONS }, training: { logitChunkRows: 64 } };
 
 describe('suggestSmallerTraining', () => {
   it('picks the halving that saves the most and states both totals', () => {
@@ -21,7 +22,7 @@ describe('suggestSmallerTraining', () => {
     const others: PlanOptions[] = [
       { ...TRAIN, maxTokens: 1024 },
       { ...TRAIN, training: { logitChunkRows: 32 } },
-      { ...TRAIN, lora: { rank: 8, targets: PROJECTION_NAMES } },
+      { ...TRAIN, lora: { rank: 8, targets: PROJECTIONS } },
       { ...TRAIN, context: 1024, maxTokens: 1024 },
       { ...TRAIN, batch: 2 },
     ];

@@ -22,7 +22,7 @@ import { createLoraAdapter, LoraConfigError, parsePeftAdapterConfig, peftTensorN
 import { referenceLogits, toReferenceLora, toReferenceWeights } from '../../src/model/reference/model.ts';
 import { bf16BitsToF32, f32ToBf16Bits, parseSafetensorsHeader, readSafetensors, writeSafetensors, type TensorToWrite } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
-import { projectionPrefix } from '../../src/model/weights.ts';
+import { PROJECTIONS, projectionPrefix } from '../../src/model/weights.ts';
 
 const MODEL = tinyModelConfig({ vocabSize: 300 });
 const LORA: LoraConfig = { rank: 4, alpha: 8, targetModules: ['q_proj', 'v_proj', 'down_proj'], dropout: 0.05, useRslora: false };
@@ -162,7 +162,7 @@ describe('write → read', () => {
   it('gives bit-identical float64 reference logits (Qwen3 and Qwen2, every projection)', () => {
     for (const model of [MODEL, tinyModelConfig({ vocabSize: 300, architecture: 'qwen2', tieWordEmbeddings: false })]) {
       const weights = toReferenceWeights(model, randomModelWeights(model, createRng(5)));
-      const lora: LoraConfig = { rank: 3, alpha: 6, targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'], dropout: 0, useRslora: false };
+      const lora: LoraConfig = { rank: 3, alpha: 6, targetModules: [...PROJECTIONS], dropout: 0, useRslora: false };
       const adapter = adapterFor(model, lora, 6);
       const back = readPeftAdapter(files(writePeftAdapter(adapter, { modelId: 'tiny', config: model })), model);
       const ids = [5, 17, 120, 299, 3];

@@ -3,7 +3,7 @@
  * test writes to a temporary folder, through Node's own fetch: the adapter equals the one read from the same bytes,
  * a subfolder and a revision reach the right URLs, a second load comes from the store with no request, a bad config
  * is refused before the weights are requested, a 404 and a corrupt header are AdapterFileErrors naming the file, a
- * cancel keeps hub.ts's DownloadCancelledError; and the same two files picked from disk.
+ * cancel rejects with hub.ts's CancelledError; and the same two files picked from disk.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -15,7 +15,7 @@ import { createRng } from '../../src/data/rng.ts';
 import { MemoryFileStore } from '../../src/model/cache.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, AdapterFileError, readPeftAdapter, writePeftAdapter } from '../../src/model/adapter-file.ts';
 import { downloadPeftAdapter, readLocalPeftAdapter } from '../../src/model/adapter-hub.ts';
-import { DownloadCancelledError } from '../../src/model/hub.ts';
+import { CancelledError } from '../../src/util/cancelled.ts';
 import { createLoraAdapter, type LoraConfig } from '../../src/model/lora.ts';
 import { tinyModelConfig } from '../../src/model/tiny-model.ts';
 
@@ -129,10 +129,10 @@ describe('downloadPeftAdapter', () => {
     expect((shape as AdapterFileError).tensor).toBe('base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight');
   });
 
-  it('cancel keeps hub.ts\'s DownloadCancelledError', async () => {
+  it('cancel rejects with hub.ts\'s CancelledError', async () => {
     const controller = new AbortController();
     controller.abort();
-    expect(await rejection(downloadPeftAdapter('me/good', { model: MODEL, base, store: new MemoryFileStore(), signal: controller.signal }))).toBeInstanceOf(DownloadCancelledError);
+    expect(await rejection(downloadPeftAdapter('me/good', { model: MODEL, base, store: new MemoryFileStore(), signal: controller.signal }))).toBeInstanceOf(CancelledError);
   });
 });
 

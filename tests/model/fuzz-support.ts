@@ -182,7 +182,9 @@ function editHeader(rng: Rng, bytes: Uint8Array): Uint8Array {
       entry.data_offsets = pickOne(rng, BAD_OFFSETS);
       break;
     case 5: {
-      const [b, e] = entry.data_offsets as [number, number];
+      // Earlier rounds may have left this entry without a pair of offsets (the mutations compose): shift what is there.
+      const offsets = Array.isArray(entry.data_offsets) ? (entry.data_offsets as unknown[]) : [];
+      const [b, e] = [Number(offsets[0] ?? 0), Number(offsets[1] ?? 0)];
       const d = pickOne(rng, [-8, -4, -2, -1, 1, 2, 4, 8, 2 ** 40]);
       entry.data_offsets = randomInt(rng, 2) === 0 ? [b + d, e + d] : [b, e + d];
       break;

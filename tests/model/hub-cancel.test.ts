@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/data/rng.ts';
 import { MemoryFileStore } from '../../src/model/cache.ts';
 import { toHfConfigJson } from '../../src/model/config.ts';
-import { DownloadCancelledError, downloadModel, type FetchLike } from '../../src/model/hub.ts';
+import { downloadModel, type FetchLike } from '../../src/model/hub.ts';
+import { CancelledError } from '../../src/util/cancelled.ts';
 import { writeSafetensors } from '../../src/model/safetensors.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 
@@ -64,7 +65,7 @@ describe('cancel and resume a checkpoint download', () => {
     const store = new MemoryFileStore();
     const ctl = new AbortController();
     const first = downloadModel({ repo: REPO, base: BASE, fetch: h.fetch, store, signal: ctl.signal, onProgress: (p) => p.file === 'model.safetensors' && p.fileLoaded >= 16_384 && ctl.abort() });
-    await expect(first).rejects.toBeInstanceOf(DownloadCancelledError);
+    await expect(first).rejects.toBeInstanceOf(CancelledError);
     expect(store.complete.size).toBe(4);
     const partial = [...store.partial.values()];
     expect(partial).toHaveLength(1);
@@ -89,7 +90,7 @@ describe('cancel and resume a checkpoint download', () => {
     const ctl = new AbortController();
     ctl.abort();
     h.log.length = 0;
-    await expect(downloadModel({ repo: REPO, base: BASE, fetch: h.fetch, store, signal: ctl.signal })).rejects.toBeInstanceOf(DownloadCancelledError);
+    await expect(downloadModel({ repo: REPO, base: BASE, fetch: h.fetch, store, signal: ctl.signal })).rejects.toBeInstanceOf(CancelledError);
     expect(h.log).toEqual([]);
   });
 });

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { CacheQuotaError, CacheStorageFileStore, MemoryFileStore } from '../../src/model/cache.ts';
 import { toHfConfigJson, UnsupportedArchitectureError } from '../../src/model/config.ts';
+import { CancelledError } from '../../src/util/cancelled.ts';
 import {
   CorruptModelFileError,
-  DownloadCancelledError,
   downloadFile,
   downloadModel,
   fileKey,
@@ -184,13 +184,13 @@ describe('downloads', () => {
     expect(ranges).toEqual([null, 'bytes=5000-', null]);
   });
 
-  it('cancel keeps the bytes received and throws DownloadCancelledError', async () => {
+  it('cancel keeps the bytes received and throws CancelledError', async () => {
     const hub = fakeHub(tinyFiles());
     const store = new MemoryFileStore();
     const key = fileKey(BASE, REPO, 'main', 'model.safetensors');
     const ctl = new AbortController();
     const p = downloadFile({ fetch: hub.fetch, store, key, signal: ctl.signal, onProgress: (n) => n >= 8192 && ctl.abort() });
-    await expect(p).rejects.toBeInstanceOf(DownloadCancelledError);
+    await expect(p).rejects.toBeInstanceOf(CancelledError);
     expect(store.partial.get(key.url)!.length).toBeGreaterThanOrEqual(8192);
   });
 

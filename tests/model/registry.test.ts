@@ -1,19 +1,9 @@
 /**
- * The model registry: the known checkpoints, Hub id validation (table-driven), source keys, and the files a
- * checkpoint needs, single-file or sharded (config.json always first).
+ * The model registry: the known checkpoints, Hub id and revision validation (table-driven), and the weight files
+ * of a checkpoint, single-file or sharded.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  checkpointFiles,
-  DEFAULT_MODEL,
-  folderSource,
-  hubSource,
-  MODEL_REGISTRY,
-  ModelIdError,
-  registryEntry,
-  sourceKey,
-  validateRepoId,
-} from '../../src/model/registry.ts';
+import { DEFAULT_MODEL, MODEL_REGISTRY, ModelIdError, registryEntry, validateRepoId, validateRevision, weightFiles } from '../../src/model/registry.ts';
 
 describe('registry', () => {
   it('lists the four known checkpoints, Qwen3-0.6B first and default', () => {
@@ -36,16 +26,17 @@ describe('registry', () => {
     expect(() => validateRepoId(id)).toThrow(ModelIdError);
   });
 
-  it('sources and their keys', () => {
-    expect(sourceKey(hubSource())).toBe('hub:Qwen/Qwen3-0.6B@main');
-    expect(sourceKey(hubSource('x/y', 'v2'))).toBe('hub:x/y@v2');
-    expect(sourceKey(folderSource('my-model'))).toBe('folder:my-model');
-    expect(() => hubSource('x/y', 'a b')).toThrow(ModelIdError);
+  it.each(['main', 'v2', 'a1b2c3d4e5f6'])('accepts the revision %j', (revision) => {
+    expect(validateRevision(revision)).toBe(revision);
   });
 
-  it('files of a single-file and of a sharded checkpoint', () => {
-    expect(checkpointFiles(null)).toEqual(['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors']);
+  it.each(['', 'a b', 'x?y', 'x#y', 'a\\b', '../main', 'x'.repeat(201)])('refuses the revision %j', (revision) => {
+    expect(() => validateRevision(revision)).toThrow(ModelIdError);
+  });
+
+  it('weight files of a single-file and of a sharded checkpoint', () => {
+    expect(weightFiles(null)).toEqual(['model.safetensors']);
     const index = { weight_map: { a: 'model-00002-of-00002.safetensors', b: 'model-00001-of-00002.safetensors', c: 'model-00001-of-00002.safetensors' } };
-    expect(checkpointFiles(index).slice(4)).toEqual(['model.safetensors.index.json', 'model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
+    expect(weightFiles(index)).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { OraclePolicy } from '../../src/policies/oracle.ts';
 import type { Policy } from '../../src/policies/policy.ts';
 import { RandomPolicy } from '../../src/policies/random.ts';
-import { createPolicy, listPolicies, PolicyRegistry, type PolicyInfo } from '../../src/policies/registry.ts';
+import { PolicyRegistry, type PolicyInfo } from '../../src/policies/registry.ts';
 
 const info = (name: string, label = name): PolicyInfo => ({ name, label, description: `${label} policy` });
 const fixed = (name: string): Policy => ({ name, act: async () => ({ action: 'ANSWER 1' }) });
@@ -56,13 +56,5 @@ describe('PolicyRegistry', () => {
     a.unregister('qwen');
     b.unregister('qwen');
     expect(names(b)).toEqual(['random', 'oracle', 'qwen+x']);
-  });
-
-  it('module functions offer the built-ins, whatever instances hold', () => {
-    const registry = new PolicyRegistry();
-    registry.register(info('qwen'), () => fixed('qwen'));
-    expect(listPolicies().map((p) => p.name)).toEqual(['random', 'oracle']);
-    expect(createPolicy('random')).toBeInstanceOf(RandomPolicy);
-    expect(() => createPolicy('qwen')).toThrow("Unknown policy 'qwen'. Policies: random, oracle.");
   });
 });

@@ -37,7 +37,7 @@ describe('scripts/space-stage.sh', () => {
   });
 
   it("copies the repository's files (the ones the Dockerfile builds from) and none of its ignored output", async () => {
-    for (const file of ['package.json', 'package-lock.json', '.npmrc', 'scripts/space-build.sh', 'scripts/space-start.sh', 'src/cli/main.ts', 'python/sqlenv_client/openenv.yaml']) {
+    for (const file of ['package.json', 'package-lock.json', 'scripts/space-build.sh', 'scripts/space-start.sh', 'src/cli/main.ts', 'python/sqlenv_client/openenv.yaml']) {
       expect(existsSync(join(out, file)), file).toBe(true);
     }
     expect(await readFile(join(out, 'Dockerfile'), 'utf8')).toBe(await readFile(join(ROOT, 'Dockerfile'), 'utf8'));

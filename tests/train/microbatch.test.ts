@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { planMemory } from '../../src/gpu/memory-plan.ts';
 import { QWEN3_0_6B } from '../../src/model/config.ts';
+import { PROJECTIONS } from '../../src/model/weights.ts';
 import { MicroBatchError, effectiveLimits, packMicroBatches, tokenBudgetForMemory } from '../../src/train/microbatch.ts';
 import { sftLoss } from '../../src/train/sft.ts';
 import { useToyTask } from './toy-fixture.ts';
@@ -38,7 +39,7 @@ describe('packMicroBatches', () => {
 });
 
 describe('tokenBudgetForMemory (Qwen3-0.6B, LoRA r16 everywhere, q4 weights, G = 4 slots of 2048)', () => {
-  const options = { batch: 4, context: 2048, lora: { rank: 16, targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const }, weights: 'q4' as const, logitChunkRows: 64 };
+  const options = { batch: 4, context: 2048, lora: { rank: 16, targets: PROJECTIONS }, weights: 'q4' as const, logitChunkRows: 64 };
   const plan = (T: number) => planMemory(QWEN3_0_6B, { ...options, maxTokens: T, logitRows: 4, lora: { rank: 16, targets: [...options.lora.targets] }, training: { logitChunkRows: 64 } }).totalBytes;
 
   it('finds the largest T whose plan fits', () => {

@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { planMemory } from '../../src/gpu/memory-plan.ts';
 import { QWEN3_0_6B } from '../../src/model/config.ts';
 import { tinyModelConfig } from '../../src/model/tiny-model.ts';
+import { PROJECTIONS } from '../../src/model/weights.ts';
 import { trainingKvCache, type GpuTrainableModelOptions } from '../../src/train/gpu-model.ts';
 
-const ALL = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+const ALL = PROJECTIONS;
 const GIB = 1024 ** 3;
 const BINDING = 2 * GIB;
 

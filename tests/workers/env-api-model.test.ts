@@ -28,6 +28,7 @@ import type { EnvServicesOptions } from '../../src/workers/services/env-services
 import type { LlmLoadProgress, LoadedLlm } from '../../src/workers/llm-generate.ts';
 import { sourceReader, type LlmSource } from '../../src/workers/llm-source.ts';
 import { LlmSettingsError } from '../../src/workers/llm-settings.ts';
+import { CancelledError } from '../../src/util/cancelled.ts';
 
 const enc = (x: unknown) => new TextEncoder().encode(JSON.stringify(x));
 
@@ -74,7 +75,7 @@ let hang = false;
 const loadLlm: NonNullable<EnvServicesOptions['loadLlm']> = async (source: LlmSource, onProgress: (p: LlmLoadProgress) => void, options) => {
   loads++;
   if (hang) {
-    await new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new DOMException('cancelled', 'AbortError'))));
+    await new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new CancelledError('Loading second/ was cancelled.'))));
   }
   const reader = sourceReader(source, 'http://127.0.0.1/');
   const files = await reader.read(onProgress, options.signal);
@@ -205,7 +206,7 @@ describe('EnvApi model methods', () => {
     service.cancelModelLoad();
     const e = await pending.catch((err: unknown) => err);
     hang = false;
-    expect((e as Error).name).toBe('AbortError');
+    expect(e).toBeInstanceOf(CancelledError);
     expect(service.modelInfo()?.label).toBe('first');
     expect(names()).toContain('qwen');
     service.unloadModel();

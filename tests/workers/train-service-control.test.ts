@@ -10,7 +10,7 @@ import type { TrainConfig } from '../../src/train/types.ts';
 import { DEFAULT_TRAIN_CONFIG } from '../../src/train/types.ts';
 import type { EnvApi } from '../../src/workers/env-api.ts';
 import type { ActiveRunRecord, TrainEvent, TrainStartRequest } from '../../src/workers/train-protocol.ts';
-import { LoadCancelledError } from '../../src/workers/llm-source.ts';
+import { loadCancelled } from '../../src/workers/llm-source.ts';
 import { pauseNote, recordedSource } from '../../src/workers/train-service.ts';
 import { memoryTrainStore, type TrainStore } from '../../src/workers/train-store.ts';
 import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
@@ -157,7 +157,7 @@ describe('EnvApi training: progress, the active-run record, stop and pause', () 
     // A load that only ends when it is aborted (as reading a big model again would take minutes).
     f.makeSession = (r) => {
       signalled = r.signal;
-      return new Promise((_resolve, reject) => r.signal?.addEventListener('abort', () => reject(new LoadCancelledError('toy-model'))));
+      return new Promise((_resolve, reject) => r.signal?.addEventListener('abort', () => reject(loadCancelled('toy-model'))));
     };
     const events: TrainEvent[] = [];
     let stopped = false;

@@ -81,8 +81,6 @@ const AUTHORS: ReadonlyArray<readonly [string, string, number | null, readonly s
   ['Mei Chen', 'China', 1977, ['Science', 'Science Fiction']],
 ];
 
-export const LIBRARY_GENRES: readonly string[] = ['Fiction', 'Mystery', 'Science Fiction', 'Fantasy', 'History', 'Biography', 'Poetry', 'Science'];
-
 /** name, city, opened year. Westfield opened in June 2024 and has no loans yet. */
 const BRANCHES: ReadonlyArray<readonly [string, string, number]> = [
   ['Central Library', 'Millbrook', 1921],

@@ -22,7 +22,7 @@ import type { ModelConfig } from '../../model/config.ts';
 import { createLoraAdapter, loraScale, type LoraAdapter } from '../../model/lora.ts';
 import { createReferenceSession, type ReferenceSession } from '../../model/reference/model.ts';
 import { tinyModelConfig, randomModelWeights } from '../../model/tiny-model.ts';
-import type { Tensor } from '../../model/weights.ts';
+import { PROJECTIONS, type Tensor } from '../../model/weights.ts';
 import { compare, compareExact, type Comparison, type Tolerance } from '../compare.ts';
 
 const TOL: Tolerance = { abs: 5e-5, rel: 1e-4 };
@@ -139,7 +139,7 @@ export async function checkEngine(ctx: GpuContext, seed: number, note: (text: st
 export async function checkEngineLora(ctx: GpuContext, seed: number, note: (text: string) => void): Promise<Comparison[]> {
   const config = tinyModelConfig();
   const rng = createRng(seed + 7);
-  const loraConfig = { rank: 4, alpha: 8, targetModules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as ModelLoraTargets, dropout: 0, useRslora: false };
+  const loraConfig = { rank: 4, alpha: 8, targetModules: [...PROJECTIONS] as ModelLoraTargets, dropout: 0, useRslora: false };
   const adapter = f32Adapter(createLoraAdapter(config, loraConfig, rng, (r) => (r.next() * 2 - 1) * 0.3));
   const prompts = [[1, 2, 3, 4, 5, 6, 7], [151643, 42]];
   const results = await run(ctx, seed, { config, label: 'qwen3+LoRA R=4', prompts, decodeSteps: 2, lora: adapter, kvCache: 'f32' }, note);

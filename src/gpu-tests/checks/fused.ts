@@ -27,6 +27,7 @@ import { createLoraAdapter, loraScale, type LoraAdapter } from '../../model/lora
 import { linearRef } from '../../model/reference/model.ts';
 import { rmsnormRef, ropeRef, swigluRef } from '../../model/reference/ops.ts';
 import { randomModelWeights, tinyModelConfig } from '../../model/tiny-model.ts';
+import { PROJECTIONS } from '../../model/weights.ts';
 import { compare, type Comparison, type Tolerance } from '../compare.ts';
 import { Scope, randomF32 } from '../util.ts';
 
@@ -188,7 +189,7 @@ function argmax(row: ArrayLike<number>): number {
 }
 
 type LoraTargets = LoraAdapter['config']['targetModules'];
-const ALL_TARGETS: LoraTargets = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+const ALL_TARGETS: LoraTargets = [...PROJECTIONS];
 
 /** Runs the same steps on a fused and an unfused engine; compares logits, greedy ids, and counts dispatches. */
 async function fusedVsUnfused(ctx: GpuContext, seed: number, config: ModelConfig, label: string, withLora: boolean, note: (text: string) => void, bindingLimit?: number): Promise<Comparison[]> {

@@ -27,7 +27,7 @@ import { QwenTrainer, type LoraTensors, type TrainSequence } from '../../gpu/eng
 import type { AdamWSettings } from '../../gpu/engine/train-ops.ts';
 import { roundToF16 } from '../../gpu/f16.ts';
 import { roundTripWeight, type WeightFormat } from '../../gpu/quant.ts';
-import { projectionWeightName } from '../../gpu/memory-plan.ts';
+import { projectionPrefix } from '../../model/weights.ts';
 import { maxChunkBytes } from '../../gpu/split.ts';
 import type { ModelConfig } from '../../model/config.ts';
 import { createLoraAdapter, loraScale, type LoraAdapter, type LoraConfig } from '../../model/lora.ts';
@@ -362,7 +362,7 @@ async function gradientsFor(ctx: GpuContext, seed: number, config: ModelConfig, 
     const fd: number[] = [];
     const analytic: number[] = [];
     for (const e of entries) {
-      const name = `${projectionWeightName(e.layer, e.proj)}.lora_${e.which === 'a' ? 'A' : 'B'}`;
+      const name = `${projectionPrefix(e.layer, e.proj)}.lora_${e.which === 'a' ? 'A' : 'B'}`;
       const buffer = s.engine.memory.buffer(name);
       const original = s.adapter.layers[e.layer][e.proj]![e.which].data[e.index];
       writeBuffer(ctx, buffer, Float32Array.of(original + FD_EPS), e.index * 4);

@@ -26,7 +26,8 @@ import type { AllocatedPlan } from '../allocate.ts';
 import { FUSED_MAX_RANK, fusedBindingCount, type FusedLinearSpec, type FusedProjection } from '../kernels/fused-linear.ts';
 import type { KvCacheFormat } from '../kv-format.ts';
 import { formatOf } from '../packed-weight.ts';
-import { projectionWeightName, type PlanDims, type ProjectionName } from '../memory-plan.ts';
+import type { PlanDims } from '../memory-plan.ts';
+import { PROJECTIONS, projectionPrefix, type Projection } from '../../model/weights.ts';
 import type { Recorder } from '../recorder.ts';
 import type { EngineOps } from './ops.ts';
 
@@ -37,20 +38,20 @@ export interface FusedLayerModel extends PlanDims {
 
 /** One layer's plan of projection groups: q/k/v groups, and whether gate/up take the SwiGLU epilogue. */
 export interface LayerGroups {
-  qkv: ProjectionName[][];
+  qkv: Projection[][];
   swiglu: boolean;
 }
 
-const QKV: readonly ProjectionName[] = ['q_proj', 'k_proj', 'v_proj'];
+const QKV: readonly Projection[] = ['q_proj', 'k_proj', 'v_proj'];
 
 /**
  * Groups q/k/v greedily in order so that each group's bindings fit `limit`; gate/up stay one SwiGLU dispatch when
  * they fit. `lora(p)`: whether projection p runs its LoRA branch.
  */
-export function layerGroups(lora: (p: ProjectionName) => boolean, limit: number): LayerGroups {
-  const qkv: ProjectionName[][] = [];
-  let group: ProjectionName[] = [];
-  const fits = (g: ProjectionName[]) => fusedBindingCount({ norm: true, gather: false, lora: g.map(lora), epilogue: 'store' }) <= limit;
+export function layerGroups(lora: (p: Projection) => boolean, limit: number): LayerGroups {
+  const qkv: Projection[][] = [];
+  let group: Projection[] = [];
+  const fits = (g: Projection[]) => fusedBindingCount({ norm: true, gather: false, lora: g.map(lora), epilogue: 'store' }) <= limit;
   for (const p of QKV) {
     if (group.length > 0 && !fits([...group, p])) {
       qkv.push(group);
@@ -74,12 +75,12 @@ export function fusedUnsupported(model: FusedLayerModel, mem: AllocatedPlan, lor
   if (loraRank !== null && loraRank > FUSED_MAX_RANK) return `LoRA rank ${loraRank} above ${FUSED_MAX_RANK}`;
   if (model.headDim > 512 || model.headDim % 2 !== 0) return `head size ${model.headDim}`;
   for (let l = 0; l < model.numLayers; l++) {
-    for (const p of ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const) {
-      const w = mem.weight(`${projectionWeightName(l, p)}.weight`);
+    for (const p of PROJECTIONS) {
+      const w = mem.weight(`${projectionPrefix(l, p)}.weight`);
       if (w.chunks.length > 1) return `${w.label} split in ${w.chunks.length} chunks`;
     }
-    const formats = new Set(QKV.map((p) => formatOf(mem.weight(`${projectionWeightName(l, p)}.weight`))));
-    if (formats.size > 1 || formatOf(mem.weight(`${projectionWeightName(l, 'gate_proj')}.weight`)) !== formatOf(mem.weight(`${projectionWeightName(l, 'up_proj')}.weight`))) {
+    const formats = new Set(QKV.map((p) => formatOf(mem.weight(`${projectionPrefix(l, p)}.weight`))));
+    if (formats.size > 1 || formatOf(mem.weight(`${projectionPrefix(l, 'gate_proj')}.weight`)) !== formatOf(mem.weight(`${projectionPrefix(l, 'up_proj')}.weight`))) {
       return `layer ${l}'s grouped projections stored in different formats`;
     }
   }
@@ -87,13 +88,13 @@ export function fusedUnsupported(model: FusedLayerModel, mem: AllocatedPlan, lor
 }
 
 /** Every fused-linear spec the layers record while LoRA runs on `loraTargets` (none: LoRA off), for `FusedLinearOp.prepare`. */
-export function fusedSpecs(model: FusedLayerModel, mem: AllocatedPlan, loraTargets: readonly ProjectionName[], limit: number): FusedLinearSpec[] {
+export function fusedSpecs(model: FusedLayerModel, mem: AllocatedPlan, loraTargets: readonly Projection[], limit: number): FusedLinearSpec[] {
   const specs = new Map<string, FusedLinearSpec>();
   const add = (s: FusedLinearSpec) => specs.set(JSON.stringify(s), s);
-  const lora = (p: ProjectionName) => loraTargets.includes(p);
+  const lora = (p: Projection) => loraTargets.includes(p);
   const groups = layerGroups(lora, limit);
   for (let l = 0; l < model.numLayers; l++) {
-    const format = (p: ProjectionName) => formatOf(mem.weight(`${projectionWeightName(l, p)}.weight`));
+    const format = (p: Projection) => formatOf(mem.weight(`${projectionPrefix(l, p)}.weight`));
     for (const g of groups.qkv) add({ format: format(g[0]), norm: true, gather: false, lora: g.map(lora), epilogue: 'store' });
     add({ format: format('o_proj'), norm: false, gather: false, lora: [lora('o_proj')], epilogue: 'residual' });
     if (groups.swiglu) add({ format: format('gate_proj'), norm: true, gather: false, lora: [lora('gate_proj'), lora('up_proj')], epilogue: 'swiglu' });
@@ -119,7 +120,7 @@ export interface FusedLayerArgs {
   /** LoRA: rank and scale, and which projections run their branch now (none when off). */
   loraRank: number;
   loraScale: number;
-  lora: (p: ProjectionName) => boolean;
+  lora: (p: Projection) => boolean;
   limit: number;
 }
 
@@ -130,15 +131,15 @@ export function encodeFusedLayer(a: FusedLayerArgs): void {
   const view = (name: string, elements: number) => ({ buffer: mem.buffer(name), size: elements * 4 });
   const prefix = `model.layers.${l}`;
   const x = view('act.x', T * C);
-  const outs: Partial<Record<ProjectionName, { buffer: GPUBuffer; size: number }>> = {
+  const outs: Partial<Record<Projection, { buffer: GPUBuffer; size: number }>> = {
     q_proj: view('act.q', T * H * D),
     k_proj: view('act.k', T * KVH * D),
     v_proj: view('act.v', T * KVH * D),
     gate_proj: view('act.gate', T * I),
     up_proj: view('act.up', T * I),
   };
-  const projection = (p: ProjectionName): FusedProjection => {
-    const name = projectionWeightName(l, p);
+  const projection = (p: Projection): FusedProjection => {
+    const name = projectionPrefix(l, p);
     return { w: mem.weight(`${name}.weight`), out: outs[p], lora: a.lora(p) ? { a: mem.buffer(`${name}.lora_A`), b: mem.buffer(`${name}.lora_B`) } : null };
   };
   const lora = { loraRank: a.loraRank, loraScale: a.loraScale };
@@ -149,7 +150,7 @@ export function encodeFusedLayer(a: FusedLayerArgs): void {
   const q = outs.q_proj!;
   const k = outs.k_proj!;
   const v = outs.v_proj!;
-  const bias = (p: ProjectionName) => mem.buffer(`${projectionWeightName(l, p)}.bias`);
+  const bias = (p: Projection) => mem.buffer(`${projectionPrefix(l, p)}.bias`);
   const prologue = m.qkNorm
     ? { kind: 'norm' as const, q: mem.buffer(`${prefix}.self_attn.q_norm.weight`), k: mem.buffer(`${prefix}.self_attn.k_norm.weight`), eps: m.rmsNormEps }
     : m.qkvBias

@@ -40,7 +40,8 @@ import { BufferUsage, MapMode } from '../flags.ts';
 import { checkSamplingParams, packSampleKeys, unpackSampled, type Sampled, type SamplingParams } from '../kernels/sample.ts';
 import type { SampleKey } from '../kernels/sample-rng.ts';
 import { DEFAULT_DECODE_WEIGHTS, encodeWeight, matrixFormats } from '../quant.ts';
-import { formatBytes, matrixFormat, planMemory, projectionWeightName, type MemoryPlan, type PlanDims, type PlanOptions, type ProjectionName } from '../memory-plan.ts';
+import { formatBytes, matrixFormat, planMemory, type MemoryPlan, type PlanDims, type PlanOptions } from '../memory-plan.ts';
+import { projectionPrefix, type Projection } from '../../model/weights.ts';
 import { Recorder, type BufferArg } from '../recorder.ts';
 import { maxChunkBytes } from '../split.ts';
 import { encodeFusedLayer, fusedSpecs, fusedUnsupported } from './fused-layer.ts';
@@ -60,7 +61,7 @@ export interface TensorLike {
 }
 
 /** A LoRA adapter's pairs per layer and target (the shape of src/model's `LoraAdapter.layers`). */
-export type LoraLayers = ReadonlyArray<Partial<Record<ProjectionName, { a: TensorLike; b: TensorLike }>>>;
+export type LoraLayers = ReadonlyArray<Partial<Record<Projection, { a: TensorLike; b: TensorLike }>>>;
 
 /**
  * Plan options; `weights` (the base matrices' storage) defaults to DEFAULT_DECODE_WEIGHTS ('q8'); `training` adds
@@ -85,7 +86,7 @@ export interface LayerOptions {
   /** Run the LoRA branches (default: the engine's current setting, `setLoraEnabled`). */
   lora?: boolean;
   /** Where each projection's u = x·Aᵀ (T, R) goes (default: the shared scratch `act.loraU`). */
-  loraU?: (p: ProjectionName) => BufferArg;
+  loraU?: (p: Projection) => BufferArg;
   /** Stop before the MLP's residual add: act.x stays x + attention (the training recompute needs it). */
   skipMlpResidual?: boolean;
 }
@@ -254,7 +255,7 @@ export class QwenEngine {
     for (let l = 0; l < this.model.numLayers; l++) {
       for (const p of lora.targets) {
         const pair = layers[l]?.[p];
-        const name = projectionWeightName(l, p);
+        const name = projectionPrefix(l, p);
         if (!pair) throw new GpuShapeError('loadLora', `layer ${l} has no ${p} pair`);
         this.mem.write(`${name}.lora_A`, pair.a.shape, Float32Array.from(pair.a.data));
         this.mem.write(`${name}.lora_B`, pair.b.shape, Float32Array.from(pair.b.data));
@@ -541,8 +542,8 @@ export class QwenEngine {
     const xn = view('act.xn', T * C);
     const lora = this.plan.options.lora;
     const loraOn = options.lora ?? this.loraOn;
-    const linear = (p: ProjectionName, out: BufferArg, input: BufferArg) => {
-      const name = projectionWeightName(l, p);
+    const linear = (p: Projection, out: BufferArg, input: BufferArg) => {
+      const name = projectionPrefix(l, p);
       const biasName = `${name}.bias`;
       let branch: LoraBranch | null = null;
       if (loraOn && lora && lora.targets.includes(p)) {

@@ -31,7 +31,7 @@
 import { allocateChecked, createStorage, readBuffer, readF32, writeBuffer } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import { GpuShapeError } from '../errors.ts';
-import { projectionShape, projectionWeightName, type ProjectionName } from '../memory-plan.ts';
+import { projectionPrefix, projectionShape, type Projection } from '../../model/weights.ts';
 import { DX_TILE, type MatmulDxVariant } from '../kernels/matmul-backward.ts';
 import type { PackedWeight } from '../packed-weight.ts';
 import { matrixFormats } from '../quant.ts';
@@ -58,7 +58,7 @@ export interface TrainForwardOptions {
 }
 
 /** Per layer, per target: an adapter tensor pair (or its gradients) as row-major f32, A (R, in), B (out, R). */
-export type LoraTensors = Array<Partial<Record<ProjectionName, { a: Float32Array; b: Float32Array }>>>;
+export type LoraTensors = Array<Partial<Record<Projection, { a: Float32Array; b: Float32Array }>>>;
 
 /** What a forward leaves for the backward: the packing of its batch. */
 interface Packed {
@@ -291,7 +291,7 @@ export class QwenTrainer {
     const mem = this.engine.memory;
     for (let l = 0; l < this.engine.model.numLayers; l++) {
       for (const p of lora?.targets ?? []) {
-        const name = projectionWeightName(l, p);
+        const name = projectionPrefix(l, p);
         for (const [kind, tensors] of [['m', m], ['v', v]] as const) {
           const pair = tensors[l]?.[p];
           if (!pair) throw new GpuShapeError('QwenTrainer.loadAdamMoments', `layer ${l} has no ${p} ${kind} moments`);
@@ -438,8 +438,8 @@ export class QwenTrainer {
     const dxn = view('grad.xn', T * C);
 
     /** d(input) (+)= dy·W, then the LoRA branch's gradients (adding into dA, dB and d(input)). */
-    const linear = (p: ProjectionName, dy: BufferArg, x: BufferArg, dInput: BufferArg, accumulate: boolean) => {
-      const name = projectionWeightName(l, p);
+    const linear = (p: Projection, dy: BufferArg, x: BufferArg, dInput: BufferArg, accumulate: boolean) => {
+      const name = projectionPrefix(l, p);
       ops.matmulBackward.dx(rec, { dx: dInput, dy, w: mem.weight(`${name}.weight`), M: T, accumulate });
       if (!lora || !lora.targets.includes(p)) return;
       const [N, K] = projectionShape(m, p);
@@ -530,7 +530,7 @@ export class QwenTrainer {
     for (let l = 0; l < this.engine.model.numLayers; l++) {
       const layer: LoraTensors[number] = {};
       for (const p of lora?.targets ?? []) {
-        const name = projectionWeightName(l, p);
+        const name = projectionPrefix(l, p);
         const read = (suffix: string) => {
           const e = mem.entry(`${name}.${suffix}`);
           return readF32(this.ctx, mem.buffer(nameOf(e.name)), e.shape[0] * e.shape[1]);

@@ -27,9 +27,6 @@ export function partialWorkgroups(n: number): number {
   return Math.min(NORM_PARTIALS_PER_TENSOR, Math.ceil(n / NORM_WG));
 }
 
-/** The epsilon of torch.nn.utils.clip_grad_norm_: clip = maxGradNorm / (‖g‖ + 1e-6). */
-export const CLIP_EPS = 1e-6;
-
 const FIELDS = {
   n: 'u32',
   slot: 'u32',

@@ -398,11 +398,6 @@ export function addBackwardRef(da: Grad /* (n) */, db: Grad /* (n) */, dout: Flo
   }
 }
 
-/** out (n) = a·s: LoRA's alpha/R scale and gradient scaling. */
-export function scaleRef(out: Float64Array /* (n) */, a: Float64Array /* (n) */, s: number, n: number): void {
-  for (let i = 0; i < n; i++) out[i] = a[i] * s;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Test helpers: seeded arrays and comparisons.
 

@@ -5,12 +5,13 @@
  * packed in the same call as the others' single tokens (decode). A reply that ends frees its slot at once for the
  * next call in the queue.
  *
- * KV reuse (prefix-slots.ts): a call takes the free slot whose cache shares the longest prefix with its prompt,
- * under the key of what the engine computes with, and prefills only the rest; each `Generation` says how many
- * prompt tokens it computed (`prefillTokens`), so a multi-turn episode's prefill grows linearly with turns. When
- * another slot (live or free) shares a longer prefix, the call takes a copy of those cache rows; when a live
- * sequence is being fed a longer shared prefix in the coming step (episodes that start together share their system
- * prompt), the call waits that one step and copies it, so the prefix is computed once, not once per episode.
+ * KV reuse (prefix-slots.ts, scheduled by prefix-scheduler.ts, the rule training rollouts use too): a call takes the
+ * free slot whose cache shares the longest prefix with its prompt, under the key of what the engine computes with,
+ * and prefills only the rest; each `Generation` says how many prompt tokens it computed (`prefillTokens`), so a
+ * multi-turn episode's prefill grows linearly with turns. When another slot (live or free) shares a longer prefix,
+ * the call takes a copy of those cache rows; when a live sequence is being fed a longer shared prefix in the coming
+ * step (episodes that start together share their system prompt), the call waits that one step and copies it, so the
+ * prefix is computed once, not once per episode.
  *
  * Variants: the engine computes with one adapter setting at a time (the base, or one LoRA adapter). A call names its
  * variant; live sequences all share one, and `variant.prepare()` (make the engine ready, return the cache key) runs
@@ -27,7 +28,7 @@
  */
 import type { QwenEngine } from '../../gpu/engine/qwen-engine.ts';
 import type { Generate, GenerateOptions, Generation } from './llm-policy.ts';
-import { MIN_SHARED_PREFIX, PrefixSlots } from './prefix-slots.ts';
+import { bySampling, SlotScheduler } from './prefix-scheduler.ts';
 
 /** What the generator uses of an engine (QwenEngine; a fake in tests). */
 export type DecodeEngine = Pick<QwenEngine, 'length' | 'writeCount' | 'reset' | 'rewind' | 'copyPrefix' | 'sample'> & { readonly plan: { readonly options: { readonly batch: number; readonly context: number } } };
@@ -104,9 +105,8 @@ export class BatchedGenerator {
   readonly stats: BatchStats = { steps: 0, rows: 0, maxBatch: 0, newTokens: 0, promptTokens: 0, prefillTokens: 0 };
   private readonly queue: Call[] = [];
   private readonly live: Live[] = [];
-  private free: number[] = [];
   private readonly ends: ReadonlySet<number>;
-  private slots: PrefixSlots | null = null;
+  private scheduler: SlotScheduler | null = null;
   private current: { variant: Variant; key: string } | null = null;
   private pumping: Promise<void> | null = null;
   private readonly idleTasks: Array<() => void> = [];
@@ -172,7 +172,7 @@ export class BatchedGenerator {
 
   /** Forgets every slot's cache: the engine was replaced, or its weights or adapter changed under the same key. */
   forgetCaches(): void {
-    this.slots?.forgetAll();
+    this.scheduler?.forgetAll();
     this.current = null;
   }
 
@@ -207,8 +207,7 @@ export class BatchedGenerator {
   private failLive(e: unknown): void {
     this.current = null; // the next batch prepares the engine again (a lost device is recovered there)
     for (const l of this.live.splice(0)) {
-      this.slots!.forget(l.slot);
-      this.free.push(l.slot);
+      this.scheduler!.fail(l.slot);
       l.call.reject(e);
     }
   }
@@ -217,10 +216,7 @@ export class BatchedGenerator {
   private async switchVariant(): Promise<boolean> {
     const variant = this.queue[0].variant;
     const engine = this.options.engine();
-    if (this.slots === null || this.slots.slots !== engine.plan.options.batch) {
-      this.slots = new PrefixSlots(engine.plan.options.batch);
-      this.free = Array.from({ length: this.slots.slots }, (_, i) => i);
-    }
+    if (this.scheduler === null || this.scheduler.batch !== engine.plan.options.batch) this.scheduler = new SlotScheduler(engine.plan.options.batch);
     // Every batch that starts from empty prepares the engine (cheap when nothing changed; a released engine is
     // rebuilt and a lost device recovered there, as before every turn of one-at-a-time decoding).
     try {
@@ -234,12 +230,16 @@ export class BatchedGenerator {
     }
   }
 
-  /** Queued calls of the current variant into free slots, in the order they came. */
+  /**
+   * Queued calls of the current variant into free slots, in the order they came, each where the scheduler says; the
+   * first that should wait for a prefix being fed in the coming step stops the admission until that step is done.
+   * A call with no tokens to draw (maxNewTokens 0) ends at once and touches no slot.
+   */
   private admit(): void {
     const engine = this.options.engine();
-    const slots = this.slots!;
+    const scheduler = this.scheduler!;
     const { variant, key } = this.current!;
-    while (this.idleTasks.length === 0 && this.queue.length > 0 && this.free.length > 0 && this.queue[0].variant.name === variant.name) {
+    while (this.idleTasks.length === 0 && this.queue.length > 0 && scheduler.freeSlots > 0 && this.queue[0].variant.name === variant.name) {
       const call = this.queue[0];
       if (call.options.signal?.aborted) {
         this.queue.shift();
@@ -247,24 +247,21 @@ export class BatchedGenerator {
         continue;
       }
       const ids = call.promptIds;
-      const slot = slots.best(engine, this.free, key, ids);
-      const own = slots.shared(engine, slot, key, ids);
-      const other = slots.longest(engine, key, ids, slot);
-      // A longer prefix that a live sequence is fed in the coming step: wait that step, then copy it.
-      const coming = Math.max(0, ...this.live.map((l) => slots.sharedOnceFed(engine, l.slot, key, l.pending, ids)));
-      if (coming >= Math.max(own, other?.shared ?? 0) + MIN_SHARED_PREFIX) break;
-      this.queue.shift();
-      this.free.splice(this.free.indexOf(slot), 1);
-      const copy = other !== null && other.shared >= own + MIN_SHARED_PREFIX;
-      const kept = copy ? slots.claimCopy(engine, other.slot, slot, key, ids, other.shared) : slots.claim(engine, slot, key, ids);
-      const limit = Math.min(call.options.maxNewTokens, this.contextTokens - call.promptIds.length);
+      const limit = Math.min(call.options.maxNewTokens, this.contextTokens - ids.length);
       const now = performance.now();
-      const pending = call.promptIds.slice(kept);
-      const live: Live = { call, slot, limit, pending, prefillTokens: pending.length, tokenIds: [], logProbs: [], started: now, prefillEnd: now };
-      this.stats.promptTokens += call.promptIds.length;
+      if (limit <= 0) {
+        this.queue.shift();
+        this.stats.promptTokens += ids.length;
+        this.finish({ call, slot: -1, limit, pending: [], prefillTokens: 0, tokenIds: [], logProbs: [], started: now, prefillEnd: now });
+        continue;
+      }
+      const plan = scheduler.plan(engine, key, ids, this.live);
+      if (plan.kind === 'wait') break;
+      this.queue.shift();
+      const { slot, pending } = scheduler.seat(engine, key, ids, plan);
+      this.live.push({ call, slot, limit, pending, prefillTokens: pending.length, tokenIds: [], logProbs: [], started: now, prefillEnd: now });
+      this.stats.promptTokens += ids.length;
       this.stats.prefillTokens += pending.length;
-      if (limit <= 0) this.finish(live);
-      else this.live.push(live);
     }
   }
 
@@ -275,29 +272,22 @@ export class BatchedGenerator {
       if (signal?.aborted) this.drop(l, signal.reason);
     }
     if (this.live.length === 0) return;
-    const groups = new Map<string, Live[]>();
-    for (const l of this.live) {
-      const { temperature, topP } = l.call.options;
-      const key = `${temperature}|${temperature > 0 ? topP : 1}`;
-      groups.set(key, [...(groups.get(key) ?? []), l]);
-    }
     this.stats.steps++;
     this.stats.rows += this.live.length;
     this.stats.maxBatch = Math.max(this.stats.maxBatch, this.live.length);
     const engine = this.options.engine();
-    for (const group of groups.values()) {
-      const { temperature, topP } = group[0].call.options;
+    for (const { sampling, items: group } of bySampling(this.live, (l) => l.call.options)) {
       const inputs = group.map((l) => ({ slot: l.slot, ids: l.pending, key: { seed: l.call.options.seed >>> 0, sequence: 0, step: l.tokenIds.length } }));
       let sampled;
       try {
-        sampled = await engine.sample(inputs, { temperature, topP: temperature > 0 ? topP : 1 }, { maxTokensPerForward: this.options.prefillChunk });
+        sampled = await engine.sample(inputs, sampling, { maxTokensPerForward: this.options.prefillChunk });
       } catch (e) {
         this.failLive(e);
         return;
       }
       const now = performance.now();
       group.forEach((l, i) => {
-        this.slots!.fed(engine, l.slot, l.pending);
+        this.scheduler!.fed(engine, l.slot, l.pending);
         const token = sampled.tokens[i];
         if (l.tokenIds.length === 0) l.prefillEnd = now;
         l.tokenIds.push(token);
@@ -317,8 +307,9 @@ export class BatchedGenerator {
   /** Takes `l` out of the batch; its slot keeps what was fed (a later call may reuse it). */
   private release(l: Live): void {
     const at = this.live.indexOf(l);
-    if (at >= 0) this.live.splice(at, 1);
-    this.free.push(l.slot);
+    if (at < 0) return; // a call that ended at admission holds no slot
+    this.live.splice(at, 1);
+    this.scheduler!.release(l.slot);
   }
 
   private drop(l: Live, reason: unknown): void {

@@ -12,10 +12,12 @@
  * count of new tokens the engine streams through `onToken`, so a page can show "Generating… N tokens".
  */
 import type { ParsedAction } from '../../env/actions.ts';
+import { DEFAULT_CONTEXT_TOKENS } from '../../model/context.ts';
 import type { Tokenizer } from '../../model/tokenizer.ts';
 import type { Policy, PolicyContext, PolicyDecision } from '../policy.ts';
 import { parseCompletion, type ParseOptions, type ParsedCompletion } from './parse.ts';
 import { buildPrompt, stepsFromHistory, type Shot } from './prompt.ts';
+import { samplingDefaults } from './sampling-defaults.ts';
 
 export interface GenerateOptions {
   /** Per-turn token limit. */
@@ -53,19 +55,37 @@ export interface LlmPolicyOptions {
   shots?: readonly Shot[];
   /** Qwen3 thinking; default false. */
   thinking?: boolean;
-  /** Per-turn token limit; default 256 (1024 with thinking). */
+  /** Per-turn token limit; default `samplingDefaults(thinking)` (sampling-defaults.ts). */
   maxNewTokens?: number;
-  /** Context length the prompt and the reply share; default 4096 tokens. */
+  /** Context length the prompt and the reply share; default DEFAULT_CONTEXT_TOKENS (model/context.ts). */
   contextTokens?: number;
-  /** Default 0.7 (0.6 with thinking), Qwen3's recommendation. */
+  /** Default `samplingDefaults(thinking)`, Qwen3's recommendation. */
   temperature?: number;
-  /** Default 0.8 (0.95 with thinking), Qwen3's recommendation. */
+  /** Default `samplingDefaults(thinking)`, Qwen3's recommendation. */
   topP?: number;
   multipleCalls?: ParseOptions['multipleCalls'];
   /** Shown in records and lists; default 'qwen'. */
   name?: string;
   /** Episodes `generate` decodes well at once (its batch); default 1. */
   concurrency?: number;
+}
+
+/** How a model plays: the Model panel's settings (workers/llm-settings.ts fills their defaults and checks them). */
+export interface LlmPlaySettings {
+  thinking: boolean;
+  maxNewTokens: number;
+  temperature: number;
+  topP: number;
+}
+
+/** What a backend brings to a policy: the page's WebGPU engine or transformers.js, the CLI's batch decoder. */
+export interface LlmBackend {
+  generate: Generate;
+  tokenizer: Tokenizer;
+  /** S the backend planned for (model/context.ts `contextTokensFor`). */
+  contextTokens: number;
+  /** Episodes it decodes well at once (1 for a backend that generates one reply at a time). */
+  concurrency: number;
 }
 
 export interface LlmTurnStats {
@@ -117,22 +137,23 @@ export class LlmPolicy implements Policy {
   }
 
   get maxNewTokens(): number {
-    return this.options.maxNewTokens ?? (this.options.thinking ? 1024 : 256);
+    return this.options.maxNewTokens ?? samplingDefaults(this.options.thinking ?? false).maxNewTokens;
   }
 
   async act(context: PolicyContext): Promise<LlmDecision> {
     const { tokenizer, thinking = false } = this.options;
     const maxNewTokens = this.maxNewTokens;
-    const contextTokens = this.options.contextTokens ?? 4096;
+    const contextTokens = this.options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
     const prompt = buildPrompt(
       tokenizer,
       { first: context.first.text, steps: stepsFromHistory(context.history) },
       { shots: this.options.shots ?? [], thinking, budgetTokens: contextTokens - maxNewTokens },
     );
+    const defaults = samplingDefaults(thinking);
     const generateOptions: GenerateOptions = {
       maxNewTokens,
-      temperature: this.options.temperature ?? (thinking ? 0.6 : 0.7),
-      topP: this.options.topP ?? (thinking ? 0.95 : 0.8),
+      temperature: this.options.temperature ?? defaults.temperature,
+      topP: this.options.topP ?? defaults.topP,
       seed: turnSeed(context),
     };
     const { onProgress } = context;
@@ -170,4 +191,24 @@ export class LlmPolicy implements Policy {
       ...(generation.logProbs && { logProbs: generation.logProbs }),
     };
   }
+}
+
+/**
+ * The one settings → policy mapping. Watch, Evaluate and Compare (through the page's model services, either backend)
+ * and `sqlenv eval --policy qwen` all make their model policy here, so one set of settings plays the same way
+ * everywhere; only what the backend brings (its generate, context and batch) differs.
+ */
+export function createLlmPolicy(settings: LlmPlaySettings, backend: LlmBackend, play: { shots: readonly Shot[]; name: string }): LlmPolicy {
+  return new LlmPolicy({
+    generate: backend.generate,
+    tokenizer: backend.tokenizer,
+    contextTokens: backend.contextTokens,
+    concurrency: backend.concurrency,
+    shots: play.shots,
+    name: play.name,
+    thinking: settings.thinking,
+    maxNewTokens: settings.maxNewTokens,
+    temperature: settings.temperature,
+    topP: settings.topP,
+  });
 }

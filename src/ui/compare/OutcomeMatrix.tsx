@@ -5,6 +5,7 @@
  */
 import { OUTCOME_LABELS, type Outcome } from './outcome-matrix.ts';
 import { useStore } from '../store/store.ts';
+import { InfoTip } from '../components/InfoTip.tsx';
 import { tip } from '../help/glossary.ts';
 
 /** A run's policy under a header, cut to the cell's width with '…' (a long adapter name must not stretch the matrix). */
@@ -34,7 +35,9 @@ export function OutcomeMatrix({ counts, total, policyA, policyB }: { counts: Rec
   return (
     <div className="matrix-wrap">
       <table className="outcome-matrix">
-        <caption title={tip('outcomeMatrix')}>Outcome per question ({total} played by both)</caption>
+        <caption>
+          Outcome per question ({total} played by both)<InfoTip topic="the outcome matrix">{tip('outcomeMatrix')}</InfoTip>
+        </caption>
         <thead>
           <tr>
             <td />

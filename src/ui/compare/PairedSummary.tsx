@@ -5,7 +5,7 @@
  * the ones `sqlenv compare` prints; the bootstrap is seeded (seed 0), so a link shows the same interval everywhere.
  */
 import { useMemo } from 'react';
-import { compareWithStats, formatP, returnWords, successWords, summaryWords } from '../../eval/paired-stats.ts';
+import { compareWithStats, returnWords, successWords, summaryWords } from '../../eval/paired-stats.ts';
 import type { SavedRun } from '../../eval/run-store.ts';
 
 /** Same seed and resamples as `sqlenv compare`'s defaults, so the page and the CLI print one interval. */
@@ -48,7 +48,7 @@ export function PairedSummary({ runA, runB }: { runA: SavedRun; runB: SavedRun }
                 <th scope="col" className="number">
                   Only B
                 </th>
-                <th scope="col">Success B − A</th>
+                <th scope="col">Success B − A (McNemar exact p)</th>
                 <th scope="col">Mean return B − A</th>
               </tr>
             </thead>
@@ -59,7 +59,7 @@ export function PairedSummary({ runA, runB }: { runA: SavedRun; runB: SavedRun }
                   <td className="number">{s.questions}</td>
                   <td className="number">{s.onlyA}</td>
                   <td className="number">{s.onlyB}</td>
-                  <td title={`McNemar exact ${formatP(s.p)}`}>{successWords(s)}</td>
+                  <td>{successWords(s)}</td>
                   <td>{returnWords(s)}</td>
                 </tr>
               ))}

@@ -33,7 +33,7 @@ export function RunPickers({ runs }: { runs: RunSummary[] }) {
   return (
     <div className="run-pickers">
       <Picker side="a" runs={runs} />
-      <button type="button" className="swap" onClick={swap} aria-label="Swap runs A and B" title="Swap A and B">
+      <button type="button" className="swap" onClick={swap} aria-label="Swap runs A and B">
         ⇅ Swap
       </button>
       <Picker side="b" runs={runs} />

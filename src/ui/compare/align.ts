@@ -76,14 +76,3 @@ export function alignSteps(a: readonly TranscriptStep[], b: readonly TranscriptS
   gap(nextA, a.length, nextB, b.length);
   return rows;
 }
-
-/** Indices of each side's steps on rows that differ: what `Transcript`'s `highlight` marks. */
-export function differingSteps(rows: readonly AlignedRow[]): { a: Set<number>; b: Set<number> } {
-  const out = { a: new Set<number>(), b: new Set<number>() };
-  for (const row of rows) {
-    if (row.kind === 'same') continue;
-    if (row.a !== null) out.a.add(row.a);
-    if (row.b !== null) out.b.add(row.b);
-  }
-  return out;
-}

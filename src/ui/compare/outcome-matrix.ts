@@ -13,7 +13,6 @@ import { isSolved, questionKey } from '../../eval/paired-stats.ts';
 import type { EpisodeRecord } from '../../eval/transcript.ts';
 
 export type Outcome = 'both' | 'onlyA' | 'onlyB' | 'neither';
-export const OUTCOMES: readonly Outcome[] = ['both', 'onlyA', 'onlyB', 'neither'];
 
 export const OUTCOME_LABELS: Record<Outcome, string> = { both: 'Both solved', onlyA: 'Only A solved', onlyB: 'Only B solved', neither: 'Neither solved' };
 

@@ -10,6 +10,7 @@ import { ClippedText } from '../components/ClippedText.tsx';
 import { routeHash } from '../router.ts';
 import type { DatasetSummary } from '../../workers/env-protocol.ts';
 import { countByDatabase, countBySplit, formatBytes, splitsPresent } from './counts.ts';
+import { InfoTip } from '../components/InfoTip.tsx';
 import { tip } from '../help/glossary.ts';
 
 export type DatasetOrigin = 'built-in' | 'spider' | 'free-play';
@@ -30,7 +31,12 @@ function SplitTable({ summary }: { summary: DatasetSummary }) {
   return (
     <div className="table-scroll">
       <table className="count-table">
-        <caption title={`${tip('split')} ${tip('difficulty')}`}>Questions by split and difficulty</caption>
+        <caption>
+          Questions by split and difficulty
+          <InfoTip topic="splits and difficulty">
+            {tip('split')} {tip('difficulty')}
+          </InfoTip>
+        </caption>
         <thead>
           <tr>
             <th scope="col">split</th>
@@ -118,18 +124,22 @@ export function DatasetCard({ summary, origin, stored, inUse, onUse, onRemove }:
       {summary.description && !free && <p className="dataset-description">{summary.description}</p>}
       <dl className="figures dataset-figures">
         {!free && (
-          <div title={tip('datasetDatabases')}>
-            <dt>Databases</dt>
+          <div>
+            <dt>
+              Databases<InfoTip topic="databases">{tip('datasetDatabases')}</InfoTip>
+            </dt>
             <dd>{summary.databases.length}</dd>
           </div>
         )}
-        <div title={free ? undefined : tip('datasetQuestions')}>
-          <dt>{free ? 'Tables' : 'Questions'}</dt>
+        <div>
+          <dt>{free ? 'Tables' : <>Questions<InfoTip topic="questions">{tip('datasetQuestions')}</InfoTip></>}</dt>
           <dd>{free ? (summary.databases[0]?.tables.length ?? 0) : summary.questions.length}</dd>
         </div>
         {stored && (
-          <div title={tip('datasetStored')}>
-            <dt>Stored in this browser</dt>
+          <div>
+            <dt>
+              Stored in this browser<InfoTip topic="storage">{tip('datasetStored')}</InfoTip>
+            </dt>
             <dd className="small">{formatBytes(stored.bytes)}</dd>
           </div>
         )}

@@ -5,6 +5,7 @@
  */
 import type { SplitSelector } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { Field } from '../components/Field.tsx';
 import { RunEstimate } from '../components/RunEstimate.tsx';
 import { splitChoices } from '../components/split-choices.ts';
 import { TestModelNotice } from '../components/TestModelNotice.tsx';
@@ -50,16 +51,17 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
         Dataset <strong>{dataset}</strong> (change it in the header).
       </p>
       <div className="form-grid">
-        <label className="field" title={tip('policy')}>
-          Policy
-          <select value={form.policy} onChange={(e) => setForm({ policy: e.target.value })} disabled={running || !policies}>
-            {(policies ?? [{ name: form.policy, label: form.policy }]).map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field label="Policy" help={tip('policy')}>
+          {(id) => (
+            <select id={id} value={form.policy} onChange={(e) => setForm({ policy: e.target.value })} disabled={running || !policies}>
+              {(policies ?? [{ name: form.policy, label: form.policy }]).map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         {notice !== null && (
           <p className="policy-notice" role="status" aria-label="Policy changed">
             {notice}
@@ -68,14 +70,14 @@ export function EvaluateForm({ dataset }: { dataset: string }) {
         <TestModelNotice policy={form.policy} />
         <ChoiceField
           label="Split"
-          title={tip('evalSplit')}
+          help={tip('evalSplit')}
           value={form.split}
           choices={splitChoices(questions, 'all-last')}
           onChange={(split: SplitSelector) => setForm({ split })}
           disabled={running}
         />
-        <NumberField label="Episodes" title={tip('evalEpisodes')} value={form.episodes} min={1} max={MAX_EPISODES} onChange={(episodes) => setForm({ episodes })} disabled={running || form.allQuestions} />
-        <NumberField label="Seed" title={tip('seed')} value={form.seed} onChange={(seed) => setForm({ seed })} disabled={running} />
+        <NumberField label="Episodes" help={tip('evalEpisodes')} value={form.episodes} min={1} max={MAX_EPISODES} onChange={(episodes) => setForm({ episodes })} disabled={running || form.allQuestions} />
+        <NumberField label="Seed" help={tip('seed')} value={form.seed} onChange={(seed) => setForm({ seed })} disabled={running} />
       </div>
       <label className="check">
         <input type="checkbox" checked={form.allQuestions} onChange={(e) => setForm({ allQuestions: e.target.checked })} disabled={running} />

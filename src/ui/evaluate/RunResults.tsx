@@ -14,6 +14,7 @@ import { duration, fixed, groupRows, percent, runTitle } from './figures.ts';
 import { usePolicyLabel } from './usePolicyLabel.ts';
 import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 import { plain, rewardEquation } from '../components/reward-terms.ts';
+import { InfoTip } from '../components/InfoTip.tsx';
 import { tip } from '../help/glossary.ts';
 import '../components/reward-parts.css';
 
@@ -21,8 +22,11 @@ const RunCharts = lazy(() => import('./RunCharts.tsx'));
 
 function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (
-    <div title={hint}>
-      <dt>{label}</dt>
+    <div>
+      <dt>
+        {label}
+        {hint !== undefined && <InfoTip topic={label.toLowerCase()}>{hint}</InfoTip>}
+      </dt>
       <dd>{value}</dd>
     </div>
   );
@@ -39,14 +43,14 @@ function GroupTable({ caption, label, groups }: { caption: string; label: string
             <th scope="col" className="number">
               Episodes
             </th>
-            <th scope="col" className="number" title={tip('successRate')}>
-              Success
+            <th scope="col" className="number">
+              Success<InfoTip topic="success">{tip('successRate')}</InfoTip>
             </th>
-            <th scope="col" className="number" title={tip('meanReturn')}>
-              Mean return
+            <th scope="col" className="number">
+              Mean return<InfoTip topic="mean return">{tip('meanReturn')}</InfoTip>
             </th>
-            <th scope="col" className="number" title={tip('meanSteps')}>
-              Mean steps
+            <th scope="col" className="number">
+              Mean steps<InfoTip topic="mean steps">{tip('meanSteps')}</InfoTip>
             </th>
           </tr>
         </thead>

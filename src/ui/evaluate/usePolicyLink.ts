@@ -5,7 +5,6 @@
  */
 import { useEffect, useRef } from 'react';
 import { navigate, useRoute } from '../router.ts';
-import { choosePolicy } from '../store/policy-choice.ts';
 import { useStore } from '../store/store.ts';
 
 export function usePolicyLink(): void {
@@ -21,9 +20,7 @@ export function usePolicyLink(): void {
     written.current = linked;
     const state = useStore.getState();
     if (linked === state.evalForm.policy) return;
-    const choice = choosePolicy(linked, infos);
-    state.setEvalForm({ policy: choice.policy });
-    if (choice.notice !== null) useStore.setState({ evalPolicyNotice: choice.notice });
+    state.chooseLinkedEvalPolicy(linked, infos);
   }, [linked, infos]);
 
   useEffect(() => {

@@ -8,6 +8,7 @@ import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 import { useStore } from '../store/store.ts';
 import { AnswerPreview, InlineAnswerPreview } from './AnswerPreview.tsx';
+import { InfoTip } from '../components/InfoTip.tsx';
 import { tip } from '../help/glossary.ts';
 import { readAnswer, seenColumns } from './answer-table.ts';
 
@@ -18,12 +19,13 @@ export function QueryButton() {
   const query = useStore((s) => s.playQuery);
   return (
     <div className="play-buttons">
-      <button type="button" className="primary" aria-disabled={blocked} aria-keyshortcuts="Control+Enter Meta+Enter" title={tip('query')} onClick={() => void query()}>
+      <button type="button" className="primary" aria-disabled={blocked} aria-keyshortcuts="Control+Enter Meta+Enter" onClick={() => void query()}>
         Query
       </button>
       <span className="meta">
         or <kbd>{IS_MAC ? '⌘' : 'Ctrl'}</kbd>+<kbd>Enter</kbd> in the editor
       </span>
+      <InfoTip topic="Query">{tip('query')}</InfoTip>
     </div>
   );
 }
@@ -83,7 +85,7 @@ export function AnswerForm() {
         aria-describedby="play-answer-help"
         aria-keyshortcuts="Enter Shift+Enter"
       />
-      <button type="submit" className="primary" aria-disabled={blocked} title={tip('answer')}>
+      <button type="submit" className="primary" aria-disabled={blocked}>
         Answer
       </button>
       <p id="play-answer-help" className="meta">

@@ -1,13 +1,14 @@
 /**
  * The card a newcomer sees at the top of Play until they close it: what an episode is, the three moves (look at the
  * tables, query, answer), an easy question to start with (first-visit.ts picks it from the dataset in use, the same
- * one every time) and a link to How it works. Closing it is for good: `firstVisitDismissed` persists with the
- * settings (settings-slice.ts). Not shown in free play, whose file has no questions to suggest.
+ * one every time), what became of it once played (first-visit.ts: playing, solved, missed, out of steps, with
+ * "Play it again" once it is over) and a link to How it works. Closing it is for good: `firstVisitDismissed`
+ * persists with the settings (settings-slice.ts). Not shown in free play, whose file has no questions to suggest.
  */
 import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 import { routeHash } from '../router.ts';
 import { useStore } from '../store/store.ts';
-import { exampleQuestion } from './first-visit.ts';
+import { EXAMPLE_STATUS_TEXT, exampleQuestion, exampleStatus } from './first-visit.ts';
 
 export function FirstVisitCard() {
   const dismissed = useStore((s) => s.firstVisitDismissed);
@@ -17,13 +18,12 @@ export function FirstVisitCard() {
     const entry = s.datasets[s.dataset];
     return entry?.status === 'ready' ? entry.summary.questions : null;
   });
-  const current = useStore((s) => s.playEpisode?.question);
-  const currentDataset = useStore((s) => s.playEpisode?.dataset);
+  const example = questions ? exampleQuestion(questions) : null;
+  const status = useStore((s) => (example === null ? 'offer' : exampleStatus(example.id, s.dataset, s.playEpisode)));
+  const freePlay = useStore((s) => s.playEpisode?.question.freePlay === true);
   const busy = useStore((s) => s.playBusy !== null);
   const start = useStore((s) => s.startPlayEpisode);
-  if (dismissed || current?.freePlay === true) return null;
-  const example = questions ? exampleQuestion(questions) : null;
-  const playing = example !== null && currentDataset === dataset && current?.id === example.id;
+  if (dismissed || freePlay) return null;
   return (
     <section className="panel first-visit" aria-labelledby="first-visit-title">
       <h3 id="first-visit-title">New here? Play one episode by hand</h3>
@@ -50,11 +50,10 @@ export function FirstVisitCard() {
               ({example.dbId} · {example.difficulty})
             </span>
           </p>
-          {playing ? (
-            <p className="meta">You are playing it now.</p>
-          ) : (
-            <button type="button" className="primary" aria-disabled={busy} onClick={() => void start({ dataset, questionId: example.id })}>
-              Play this easy question
+          {status !== 'offer' && <p className="meta">{EXAMPLE_STATUS_TEXT[status]}</p>}
+          {status !== 'playing' && (
+            <button type="button" className={status === 'offer' ? 'primary' : undefined} aria-disabled={busy} onClick={() => void start({ dataset, questionId: example.id })}>
+              {status === 'offer' ? 'Play this easy question' : 'Play it again'}
             </button>
           )}
         </div>

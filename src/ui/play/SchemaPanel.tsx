@@ -6,6 +6,7 @@
 import { useStore } from '../store/store.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import { clipText, DISPLAY_LIMITS } from '../components/cell-display.ts';
+import { InfoTip } from '../components/InfoTip.tsx';
 import { tip } from '../help/glossary.ts';
 
 /** A table name as shown (a free-play file's names can be any length); the buttons act on the whole name. */
@@ -59,12 +60,15 @@ export function SchemaPanel() {
         })}
       </fieldset>
       <div className="play-buttons">
-        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" title={tip('describe')} onClick={() => void describe()}>
+        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" onClick={() => void describe()}>
           Describe
         </button>
-        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" title={tip('sample')} onClick={() => void sample()}>
+        <button type="button" aria-disabled={blocked} aria-describedby="play-selected-table" onClick={() => void sample()}>
           Sample
         </button>
+        <InfoTip topic="Describe and Sample">
+          {tip('describe')} {tip('sample')}
+        </InfoTip>
         <span id="play-selected-table" className="meta">
           {selected ? <>table <code>{shownName(selected)}</code></> : 'pick a table'}
         </span>

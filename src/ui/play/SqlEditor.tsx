@@ -7,7 +7,8 @@
  * for each episode, keyed by episode id) from the store's `playSql`, and mirrors every change back into it for the
  * Query button. The schema arrives after the episode starts, so completion sits in a compartment reconfigured when
  * it lands. Token colours are classes (`tok-keyword`…) styled in play.css from theme variables, so light and dark
- * both read well. Tab is left to the browser (it moves focus), so the editor is no keyboard trap.
+ * both read well. Tab is left to the browser (it moves focus), so the editor is no keyboard trap. The completion list
+ * closes whenever a query is sent (the store's busy step turns to QUERY), whichever way it was sent.
  */
 import { autocompletion, closeBrackets, closeBracketsKeymap, closeCompletion, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
@@ -17,6 +18,7 @@ import { Compartment, EditorState, Prec } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, highlightSpecialChars, keymap, lineNumbers, placeholder } from '@codemirror/view';
 import { classHighlighter } from '@lezer/highlight';
 import { useEffect, useRef } from 'react';
+import type { PlayBusy } from '../store/play-slice.ts';
 import { useStore } from '../store/store.ts';
 import { bareWordSource, completionSchema, keywordOption } from './completion.ts';
 
@@ -46,12 +48,10 @@ function sqlLanguage(tables: Parameters<typeof completionSchema>[0]) {
   ];
 }
 
-/**
- * Runs the query from the keyboard; the store ignores it while a step runs. The completion list closes first: the
- * query has been run, so a list left open over the editor would offer words for a statement already sent.
- */
-const runQuery = (view: EditorView): boolean => {
-  closeCompletion(view);
+const sendingQuery = (busy: PlayBusy | null): boolean => busy?.kind === 'step' && busy.action === 'QUERY';
+
+/** Runs the query from the keyboard; the store ignores it while a step runs. */
+const runQuery = (): boolean => {
   void useStore.getState().playQuery();
   return true;
 };
@@ -93,7 +93,14 @@ export default function SqlEditor() {
       }),
     });
     view.current = editor;
+    // A query on its way, however it was sent (Ctrl/Cmd+Enter, or the Query button, which not every browser focuses
+    // on a click or tap, so the editor need not lose focus): the completion list closes, as it would offer words for
+    // a statement already sent.
+    const unsubscribe = useStore.subscribe((s, before) => {
+      if (sendingQuery(s.playBusy) && !sendingQuery(before.playBusy)) closeCompletion(editor);
+    });
     return () => {
+      unsubscribe();
       editor.destroy();
       view.current = null;
     };

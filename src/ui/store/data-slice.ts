@@ -15,6 +15,7 @@ import { callback, envClient } from '../../workers/env-client.ts';
 import type { ImportProgress } from '../../workers/env-protocol.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
+import { isCancelled } from '../../util/cancelled.ts';
 
 export interface DataImport {
   importId: string;
@@ -71,10 +72,6 @@ export interface DataSlice {
 
 function newImportId(): string {
   return `import-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
-}
-
-function isAbort(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && 'name' in e && e.name === 'AbortError';
 }
 
 export const createDataSlice: StateCreator<AppState, Middlewares, [], DataSlice> = (set, get) => {
@@ -137,7 +134,7 @@ export const createDataSlice: StateCreator<AppState, Middlewares, [], DataSlice>
       } catch (e) {
         set({
           dataImport: null,
-          dataMessage: isAbort(e)
+          dataMessage: isCancelled(e)
             ? { kind: 'info', where: 'import', title: 'Import cancelled', text: `Nothing was imported from '${label}'.` }
             : { kind: 'error', where: 'import', title: `'${label}' could not be imported`, text: `${errorText(e)} Nothing was changed.` },
         });

@@ -5,20 +5,22 @@
  * How to think about a run: `startEvaluation` asks the environment worker to `evaluate` (the page never plays an
  * episode itself), receives progress through a Comlink callback, then saves the report as a run and shows it. A run
  * that cannot be saved (storage full) is still shown, marked unsaved, with the reason. `cancelEvaluation` asks the
- * worker to abort; the worker's evaluate then rejects with an AbortError, which ends the run as cancelled. Progress
+ * worker to abort; the worker's evaluate then rejects with a CancelledError, which ends the run as cancelled. Progress
  * moves within an episode too: the worker reports each step and a model policy's tokens (`current`).
  */
 import type { StateCreator } from 'zustand';
 import type { SplitSelector } from '../../data/types.ts';
 import type { GenerationRecord } from '../../eval/transcript.ts';
+import type { PolicyInfo } from '../../policies/registry.ts';
 import { deleteRun, listRuns, loadRun, saveRun, StorageFullError, summaryOf, type RunSummary, type SavedRun } from '../../eval/run-store.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
 import type { LoadedModelInfo, StepProgress } from '../../workers/env-protocol.ts';
 import { plural } from '../components/plural.ts';
 import { errorText } from './datasets-slice.ts';
 import { liveStep, type LiveStep } from './live-step.ts';
-import { isModelPolicy } from './policy-choice.ts';
+import { choosePolicy, isModelPolicy } from './policy-choice.ts';
 import type { AppState, Middlewares } from './store.ts';
+import { isCancelled } from '../../util/cancelled.ts';
 
 /** The form of the Evaluate view; every field persists. */
 export interface EvaluateForm {
@@ -104,6 +106,8 @@ export interface EvaluateSlice {
    * the split), so an adapter's Evaluate button never proposes hours; the estimate beside the form says how long.
    */
   chooseModelEvaluation: (policy: string) => void;
+  /** A link's policy: chosen when `infos` lists it, else Oracle with the notice saying why (policy-choice.ts). */
+  chooseLinkedEvalPolicy: (policy: string, infos: PolicyInfo[]) => void;
   /** Adds turns played by the model `modelKey` names (the turns of another model are dropped). */
   noteModelTurns: (modelKey: string, records: readonly GenerationRecord[]) => void;
   loadSavedRuns: () => Promise<void>;
@@ -122,11 +126,6 @@ function newRunId(): string {
   return `run-${Date.now().toString(36)}-${Math.floor(Math.random() * 36 ** 6).toString(36)}`;
 }
 
-/** The worker's evaluate was aborted (an Error or a DOMException named AbortError, whichever crossed the worker). */
-function isAbort(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && 'name' in e && e.name === 'AbortError';
-}
-
 export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], EvaluateSlice> = (set, get) => ({
   evalForm: DEFAULT_EVALUATE_FORM,
   evalProgress: null,
@@ -141,6 +140,10 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
 
   setEvalForm: (patch) => set((s) => ({ evalForm: { ...s.evalForm, ...patch }, ...(patch.policy !== undefined && { evalPolicyNotice: null }) })),
 
+  chooseLinkedEvalPolicy: (policy, infos) => {
+    const choice = choosePolicy(policy, infos);
+    set((s) => ({ evalForm: { ...s.evalForm, policy: choice.policy }, evalPolicyNotice: choice.notice }));
+  },
   chooseModelEvaluation: (policy) =>
     set((s) => ({ evalForm: { ...s.evalForm, policy, allQuestions: false, episodes: Math.min(s.evalForm.episodes, MODEL_RUN_EPISODES) }, evalPolicyNotice: null })),
 
@@ -190,7 +193,7 @@ export const createEvaluateSlice: StateCreator<AppState, Middlewares, [], Evalua
       const done = get().evalProgress?.done ?? 0;
       set({
         evalProgress: null,
-        evalMessage: isAbort(e) ? { kind: 'info', text: `Evaluation cancelled after ${plural(done, 'episode')}; nothing was saved.` } : { kind: 'error', text: `The evaluation failed: ${errorText(e)}` },
+        evalMessage: isCancelled(e) ? { kind: 'info', text: `Evaluation cancelled after ${plural(done, 'episode')}; nothing was saved.` } : { kind: 'error', text: `The evaluation failed: ${errorText(e)}` },
       });
       return;
     }

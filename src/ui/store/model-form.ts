@@ -9,6 +9,7 @@
 import { DEFAULT_DECODE_WEIGHTS, type WeightFormat } from '../../gpu/quant.ts';
 import { DEFAULT_MODEL } from '../../model/registry.ts';
 import type { LocalFile } from '../../model/local-folder.ts';
+import { samplingDefaults } from '../../policies/llm/sampling-defaults.ts';
 import type { LlmSource } from '../../workers/llm-generate.ts';
 import type { ShotCount } from '../../workers/llm-settings.ts';
 
@@ -43,7 +44,7 @@ export interface LastModel {
 
 export const DEFAULT_MIRROR = 'https://huggingface.co';
 
-export const DEFAULT_MODEL_SETTINGS: ModelSettingsForm = { thinking: false, shots: 0, temperature: 0.7, topP: 0.8, maxNewTokens: 256, weights: DEFAULT_DECODE_WEIGHTS };
+export const DEFAULT_MODEL_SETTINGS: ModelSettingsForm = { thinking: false, shots: 0, ...samplingDefaults(false), weights: DEFAULT_DECODE_WEIGHTS };
 
 export const DEFAULT_MODEL_FORM: ModelForm = { kind: 'hub', repo: DEFAULT_MODEL.repo, mirror: DEFAULT_MIRROR, url: '', settings: DEFAULT_MODEL_SETTINGS };
 

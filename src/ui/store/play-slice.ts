@@ -104,9 +104,9 @@ export interface PlaySlice {
   dismissPlayError: () => void;
 }
 
-let episodeCounter = 0;
-
 export const createPlaySlice: StateCreator<AppState, Middlewares, [], PlaySlice> = (set, get) => {
+  /** Numbers this store's episodes (stale worker results are dropped by it); each store counts its own. */
+  let episodeCounter = 0;
   /** Applies `update` to the episode if it is still episode `id`. */
   const updateEpisode = (id: number, update: (e: PlayEpisode) => Partial<PlayEpisode>): void => {
     set((s) => (s.playEpisode?.id === id ? { playEpisode: { ...s.playEpisode, ...update(s.playEpisode) } } : {}));

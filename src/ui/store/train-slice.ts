@@ -10,6 +10,11 @@
  * its history (`trainHistory`) so the charts continue where they stopped. Events of an older run (a new one started
  * meanwhile) are dropped by `key`. When a run ends, the adapter lists and the policy lists of Watch, Evaluate and
  * Compare are read again, since the worker registers the trained adapter as a policy.
+ *
+ * An interrupted run (a run an earlier page left unfinished, an `ActiveRunRecord` the worker holds) is read into
+ * `interruptedRun`, resumed (its model loaded again where that can be done, then continued from its checkpoint or
+ * started again: src/ui/train/interrupted-plan.ts) or discarded. The record itself is the worker's
+ * (train-service.ts): it is replaced as soon as the resumed run writes its own.
  */
 import type { StateCreator } from 'zustand';
 import { nextSpeedPoints, type SpeedPoint } from '../train/live-speed.ts';
@@ -17,7 +22,7 @@ import type { EvalPoint, StepMetrics, TraceEntry, TrainAlgo, TrainConfig, TrainP
 import { callback, envClient } from '../../workers/env-client.ts';
 import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, TrainEvent, TrainPhase } from '../../workers/train-protocol.ts';
 import { DEFAULT_TRAIN_SETTINGS, patchSettings, readTrainSettings, resetSettings, withSettings, type TrainSettings } from '../train/shared-settings.ts';
-import { refreshPolicies } from '../watch/model-actions.ts';
+import { interruptedPlan } from '../train/interrupted-plan.ts';
 import { errorText } from './datasets-slice.ts';
 import type { AppState, Middlewares } from './store.ts';
 
@@ -76,12 +81,14 @@ export interface TrainSlice {
   adapters: AdapterInfo[] | null;
   /** A failure of a list, a control or an adapter action (not of the run itself). */
   trainNotice: string | null;
-  /** A run an earlier page left unfinished (src/ui/train/interrupted-run.ts); null when none. */
+  /** A run an earlier page left unfinished; null when none (or not read yet). */
   interruptedRun: ActiveRunRecord | null;
   setTrainAlgo: (algo: TrainAlgo) => void;
   setTrainConfig: (patch: Partial<TrainConfig>) => void;
   resetTrainConfig: () => void;
   setTrainForm: (patch: Partial<Pick<TrainForm, 'initAdapterId' | 'adapterName'>>) => void;
+  /** An adapter was deleted: a form that starts from it starts from a fresh one instead. */
+  forgetInitAdapter: (adapterId: string) => void;
   /** Starts a run with `config`, already checked by the form (config-check.ts). */
   startTrainingRun: (dataset: string, config: TrainConfig) => Promise<void>;
   pauseTrainingRun: () => Promise<void>;
@@ -94,6 +101,11 @@ export interface TrainSlice {
   /** Reads the checkpoints and adapters again (and the run the worker is running, if any). */
   refreshTrainLists: () => Promise<void>;
   setTrainNotice: (text: string | null) => void;
+  /** Reads the newest interrupted run the worker holds (none while this page runs one). */
+  readInterruptedRun: () => Promise<void>;
+  /** Loads the run's model again where the page can, then continues it from its checkpoint or from step 0. */
+  resumeInterruptedRun: () => Promise<void>;
+  discardInterruptedRun: () => Promise<void>;
 }
 
 export const DEFAULT_TRAIN_FORM: TrainForm = { algo: 'grpo', settings: DEFAULT_TRAIN_SETTINGS, initAdapterId: '', adapterName: '' };
@@ -103,9 +115,9 @@ export function runActive(run: TrainRunView | null): boolean {
   return run !== null && (run.phase === 'loading' || run.phase === 'running' || run.phase === 'paused' || run.phase === 'idle');
 }
 
-let runKey = 0;
-
 export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlice> = (set, get) => {
+  /** Numbers this store's runs (events of an older run are dropped by it); each store counts its own. */
+  let runKey = 0;
   /** Applies one event of run `key` to the run on screen. */
   function onEvent(key: number, event: TrainEvent): void {
     const run = get().trainRun;
@@ -195,6 +207,7 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
     setTrainConfig: (patch) => set((s) => ({ trainForm: withSettings(s.trainForm, patchSettings(readTrainSettings(s.trainForm), s.trainForm.algo, patch)) })),
     resetTrainConfig: () => set((s) => ({ trainForm: withSettings(s.trainForm, resetSettings(readTrainSettings(s.trainForm), s.trainForm.algo)) })),
     setTrainForm: (patch) => set((s) => ({ trainForm: { ...s.trainForm, ...patch } })),
+    forgetInitAdapter: (adapterId) => set((s) => (s.trainForm.initAdapterId === adapterId ? { trainForm: { ...s.trainForm, initAdapterId: '' } } : {})),
 
     startTrainingRun: async (dataset, config) => {
       if (runActive(get().trainRun)) return;
@@ -250,13 +263,57 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
       try {
         const [checkpoints, adapters] = await Promise.all([envClient().listCheckpoints(), envClient().listAdapters()]);
         set({ checkpoints: [...checkpoints].sort((a, b) => b.savedAt - a.savedAt), adapters });
-        await refreshPolicies();
+        await get().refreshPolicies();
       } catch (e) {
         set({ checkpoints: get().checkpoints ?? [], adapters: get().adapters ?? [], trainNotice: `Saved checkpoints and adapters could not be read: ${errorText(e)}` });
       }
     },
 
     setTrainNotice: (trainNotice) => set({ trainNotice }),
+
+    readInterruptedRun: async () => {
+      try {
+        const [newest] = await envClient().interruptedTrainingRuns();
+        set({ interruptedRun: newest ?? null });
+      } catch (e) {
+        set({ trainNotice: `Interrupted runs could not be read: ${errorText(e)}` });
+      }
+    },
+
+    discardInterruptedRun: async () => {
+      const record = get().interruptedRun;
+      if (!record) return;
+      set({ interruptedRun: null });
+      try {
+        await envClient().discardInterruptedRun(record.runId);
+      } catch (e) {
+        set({ trainNotice: `The interrupted run could not be discarded: ${errorText(e)}` });
+      }
+    },
+
+    resumeInterruptedRun: async () => {
+      const state = get();
+      const record = state.interruptedRun;
+      if (!record || runActive(state.trainRun)) return;
+      const plan = interruptedPlan(record, state.modelInfo?.label ?? null);
+      if (!plan.canResume) return;
+      if (plan.model.kind === 'load' && record.source && record.source.kind !== 'files') {
+        await get().loadModelWithSettings(record.source, record.modelSettings ?? {});
+        const { modelInfo, modelError } = get();
+        if ((modelInfo?.label ?? null) !== record.model) {
+          set({ trainNotice: `${record.model} could not be loaded again${modelError ? `: ${modelError}` : ''}. Load it in Watch’s Model panel, then resume.` });
+          return;
+        }
+      }
+      set({ interruptedRun: null });
+      if (plan.from === 'checkpoint') {
+        const checkpoint = (await envClient().listCheckpoints()).find((c) => c.id === record.checkpointId);
+        if (checkpoint) return get().resumeCheckpoint(checkpoint);
+        set({ trainNotice: `The checkpoint of step ${record.checkpointStep} is gone (deleted, or the browser cleared its storage): the run starts again from step 0.` });
+      }
+      await envClient().discardInterruptedRun(record.runId);
+      return get().startTrainingRun(record.request.dataset, record.request.config);
+    },
   };
 };
 

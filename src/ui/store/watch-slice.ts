@@ -20,8 +20,9 @@
  * worker (which would answer "Unknown policy") and the only message is the notice saying Oracle plays instead.
  *
  * While a step runs, `watchLive` says how far it got (the step, and for a model policy the tokens generated so far),
- * streamed from the worker through a Comlink callback. The Model panel's form (source and settings, never the
- * weights) and the model loaded last persist here too (model-form.ts).
+ * streamed from the worker through a Comlink callback. The model the worker holds, and the Model panel's form, are
+ * model-slice.ts's. The counters, the reset in flight and the worker-call queue belong to each store (created with
+ * the slice), so two stores — a test's and a page's — never share them.
  */
 import type { StateCreator } from 'zustand';
 import type { Difficulty, Question, SplitSelector } from '../../data/types.ts';
@@ -29,13 +30,12 @@ import type { ResetOptions } from '../../env/types.ts';
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import type { PolicyInfo } from '../../policies/registry.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { LoadedModelInfo, StepProgress } from '../../workers/env-protocol.ts';
-import type { LlmLoadProgress } from '../../workers/llm-generate.ts';
+import type { StepProgress } from '../../workers/env-protocol.ts';
 import { errorText } from './datasets-slice.ts';
 import { liveStep, type LiveStep } from './live-step.ts';
-import { completeModelForm, DEFAULT_MODEL_FORM, type LastModel, type ModelForm } from './model-form.ts';
 import { choosePolicy } from './policy-choice.ts';
 import type { AppState, Middlewares } from './store.ts';
+import { SerialQueue } from '../../util/serial-queue.ts';
 
 /** How Watch picks a question: drawn from the split by the seed, by its id, or drawn from one difficulty. */
 export type WatchQuestionMode = 'random' | 'id' | 'difficulty';
@@ -94,6 +94,11 @@ export interface WatchSlice {
    */
   applyPolicyList: (infos: PolicyInfo[], loadedModel?: string) => void;
   /**
+   * Asks the worker for its policy list again (a model or adapter came or went) and takes it (`applyPolicyList`):
+   * `loadedModel`, the policy of a model just loaded, is chosen in Watch unless a policy on it is chosen already.
+   */
+  refreshPolicies: (loadedModel?: string) => Promise<void>;
+  /**
    * Changes the form. A new `policy` is the person's choice: it forgets the awaited policy and its notice, and applies
    * to the episode on screen at once (restarted with the same question and seed).
    */
@@ -113,16 +118,6 @@ export interface WatchSlice {
   /** Plays steps one after another, `delayMs` apart, until paused or done. */
   watchPlay: () => Promise<void>;
   watchPause: () => void;
-  /** The language model the worker holds (its policy is `qwen`), loading state, progress and error. */
-  modelInfo: LoadedModelInfo | null;
-  modelStatus: 'idle' | 'loading' | 'ready' | 'error';
-  modelProgress: LlmLoadProgress | null;
-  modelError: string | null;
-  /** The Model panel's form (persisted). */
-  modelForm: ModelForm;
-  /** The model loaded last, until unloaded (persisted, so the panel offers to load it again after a reload). */
-  lastModel: LastModel | null;
-  setModelForm: (patch: Partial<ModelForm>) => void;
 }
 
 /** The Watch view's session in the environment service. */
@@ -130,18 +125,11 @@ export const WATCH_SESSION = 'watch';
 
 export const DEFAULT_WATCH_OPTIONS: WatchOptions = { policy: 'oracle', mode: 'random', questionId: '', difficulty: 'easy', split: 'all', seed: 1, delayMs: 700 };
 
-let generation = 0;
-let episodeKey = 0;
-let queue: Promise<unknown> = Promise.resolve();
-
 /** Where an episode's reset aims: the dataset and the environment's reset options (a question by id, or drawn). */
 interface EpisodeTarget {
   dataset: string;
   reset: ResetOptions;
 }
-
-/** The reset in flight (the newest), and the policy it plays: null until the policy list has been checked. */
-let pending: { target: EpisodeTarget; policy: string | null } | null = null;
 
 /** The reset options the form names. */
 function resetOptionsOf(options: WatchOptions): ResetOptions {
@@ -152,19 +140,24 @@ function resetOptionsOf(options: WatchOptions): ResetOptions {
   return { seed: options.seed, split: options.split, ...(options.mode === 'difficulty' && { difficulty: options.difficulty }) };
 }
 
-/** Runs worker calls one after another, in the order they were asked for. */
-function serial<T>(task: () => Promise<T>): Promise<T> {
-  const run = queue.then(task);
-  queue = run.catch(() => undefined);
-  return run;
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlice> = (set, get) => {
   let policiesLoading: Promise<PolicyInfo[]> | null = null;
+  /** Bumped by every play loop, pause and reset: a loop stops as soon as it is no longer the newest. */
+  let generation = 0;
+  /** The newest episode's key: results of an older reset or step are dropped. */
+  let episodeKey = 0;
+  /** The reset in flight (the newest), and the policy it plays: null until the policy list has been checked. */
+  let pending: { target: EpisodeTarget; policy: string | null } | null = null;
+  const queue = new SerialQueue();
+
+  /** Runs worker calls one after another, in the order they were asked for. */
+  function serial<T>(task: () => Promise<T>): Promise<T> {
+    return queue.run(task);
+  }
 
   /** One policy step on the current episode; false when nothing was played (no episode, over, or stale). */
   async function playOne(): Promise<boolean> {
@@ -302,6 +295,10 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
       if (settlePolicies(infos, loadedModel)) applyPolicyToScreen();
     },
 
+    refreshPolicies: async (loadedModel) => {
+      get().applyPolicyList(await envClient().policies(), loadedModel);
+    },
+
     setWatchOptions: (patch) => {
       set((s) => ({ watchOptions: { ...s.watchOptions, ...patch }, ...(patch.policy !== undefined && { watchPolicyNotice: null, watchAwaitedPolicy: null }) }));
       if (patch.policy !== undefined) applyPolicyToScreen();
@@ -347,15 +344,6 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
       if (mine === generation && get().watchStatus === 'playing') set({ watchStatus: 'paused' });
     },
 
-    modelInfo: null,
-    modelStatus: 'idle',
-    modelProgress: null,
-    modelError: null,
-
-    modelForm: DEFAULT_MODEL_FORM,
-    lastModel: null,
-    setModelForm: (patch) => set((s) => ({ modelForm: completeModelForm({ ...s.modelForm, ...patch }) })),
-
     watchPause: () => {
       generation++;
       if (get().watchStatus === 'playing') set({ watchStatus: 'paused' });
@@ -363,10 +351,8 @@ export const createWatchSlice: StateCreator<AppState, Middlewares, [], WatchSlic
   };
 };
 
-/** The part of this slice that persists across reloads: the forms (Watch's, the Model panel's) and the model loaded last; never an episode or weights. */
-export const persistedWatch = (s: AppState): Pick<WatchSlice, 'watchOptions' | 'watchAwaitedPolicy' | 'modelForm' | 'lastModel'> => ({
+/** The part of this slice that persists across reloads: Watch's form and the policy it awaits; never an episode. */
+export const persistedWatch = (s: AppState): Pick<WatchSlice, 'watchOptions' | 'watchAwaitedPolicy'> => ({
   watchOptions: s.watchOptions,
   watchAwaitedPolicy: s.watchAwaitedPolicy,
-  modelForm: s.modelForm,
-  lastModel: s.lastModel,
 });

@@ -6,12 +6,13 @@
 import { useStore } from '../store/store.ts';
 import { runActive } from '../store/train-slice.ts';
 import { interruptedPlan } from './interrupted-plan.ts';
-import { discardInterruptedRun, resumeInterruptedRun } from './interrupted-run.ts';
 
 export function InterruptedRun() {
   const record = useStore((s) => s.interruptedRun);
   const loadedLabel = useStore((s) => (s.modelStatus === 'ready' ? (s.modelInfo?.label ?? null) : null));
   const busy = useStore((s) => runActive(s.trainRun) || s.modelStatus === 'loading');
+  const resume = useStore((s) => s.resumeInterruptedRun);
+  const discard = useStore((s) => s.discardInterruptedRun);
   if (!record) return null;
   const plan = interruptedPlan(record, loadedLabel);
   return (
@@ -20,10 +21,10 @@ export function InterruptedRun() {
       <p>{plan.headline}</p>
       <p className="meta">{plan.detail}</p>
       <div className="button-row">
-        <button type="button" disabled={!plan.canResume || busy} onClick={() => void resumeInterruptedRun()}>
+        <button type="button" disabled={!plan.canResume || busy} onClick={() => void resume()}>
           {plan.action}
         </button>
-        <button type="button" disabled={busy} onClick={() => void discardInterruptedRun()}>
+        <button type="button" disabled={busy} onClick={() => void discard()}>
           Discard
         </button>
       </div>

@@ -1,10 +1,11 @@
 /**
  * The run on screen: what it trains, its phase (loading, running, paused, stopped, finished, failed) with the
- * step in progress (run-headline.ts), what it is doing now (down to the forward or backward pass of an update's
- * micro-batch, with a clock that ticks between reports) (loading, evaluation, rollouts, update, checkpoint) with a progress bar and an
- * estimate of the time left, Pause / Resume / Stop — a click says "Stopping…" / "Pausing…" at once and disables the
- * buttons that no longer apply until the worker has done it — and a failure said plainly — with, when the device ran out of memory, the
- * smaller setting the worker suggests as a one-click "apply" (it goes into the form; Start runs again with it).
+ * step in progress (run-headline.ts), what it is doing now (loading, evaluation, rollouts, update — down to the
+ * forward or backward pass of a micro-batch — checkpoint) with a progress bar, the activity's clock (ticking between
+ * reports) and estimate of the time left, and the run's time since Start; Pause / Resume / Stop — a click says
+ * "Stopping…" / "Pausing…" at once and disables the buttons that no longer apply until the worker has done it — and
+ * a failure said plainly — with, when the device ran out of memory, the smaller setting the worker suggests as a
+ * one-click "apply" (it goes into the form; Start runs again with it).
  * A run started on this page is scrolled into view (the form above it can be long with Advanced settings open).
  */
 import { useEffect, useRef, useState } from 'react';
@@ -14,7 +15,7 @@ import type { TrainPhase } from '../../workers/train-protocol.ts';
 import { ErrorBox } from '../components/ErrorBox.tsx';
 import { useStore } from '../store/store.ts';
 import { settingLabel } from './config-fields.ts';
-import { activityClock, clockTicks, runHeadline } from './run-headline.ts';
+import { activityClock, activityPercent, clockTicks, progressFigures, runHeadline } from './run-headline.ts';
 
 /** `Date.now()`, read again every second while `ticking` (so a clock on screen moves between events). */
 function useNowWhile(ticking: boolean): number {
@@ -27,11 +28,15 @@ function useNowWhile(ticking: boolean): number {
   return now; // a stale value only means no time added yet (activityClock counts from the report's arrival)
 }
 
-/** The activity in progress: its sentence, a bar, and the time spent and left (ticking between reports). */
-function ProgressLine({ progress, receivedAtMs, phase }: { progress: TrainProgress; receivedAtMs: number; phase: TrainPhase }) {
+/**
+ * The activity in progress: its sentence, a bar, and its time spent and left (ticking between reports), then the
+ * run's time since Start, which ticks on while the run lasts (paused too) and never restarts between activities.
+ */
+function ProgressLine({ progress, receivedAtMs, phase, startedAtMs }: { progress: TrainProgress; receivedAtMs: number; phase: TrainPhase; startedAtMs: number }) {
   const ticking = clockTicks(phase, progress);
-  const clock = activityClock(progress, receivedAtMs, useNowWhile(ticking), ticking);
-  const percent = progress.total > 0 ? Math.round((progress.done / progress.total) * 100) : 0;
+  const now = useNowWhile(phase === 'running' || phase === 'loading' || phase === 'paused');
+  const clock = activityClock(progress, receivedAtMs, now, ticking);
+  const percent = activityPercent(progress);
   const eta = etaText(clock.etaSeconds);
   return (
     <div className="run-progress">
@@ -39,9 +44,7 @@ function ProgressLine({ progress, receivedAtMs, phase }: { progress: TrainProgre
         {progress.text}
       </p>
       <progress aria-label="Run progress" max={Math.max(progress.total, 1e-9)} value={progress.done} aria-valuetext={`${percent}%${eta ? `, ${eta}` : ''}`} />
-      <p className="meta">
-        {percent}% · {Math.round(clock.elapsedSeconds)} s so far{eta ? ` · ${eta}` : ''}
-      </p>
+      <p className="meta">{progressFigures(progress, clock, Math.max(0, (now - startedAtMs) / 1000))}</p>
     </div>
   );
 }
@@ -79,7 +82,7 @@ export function RunControls() {
         {runHeadline(run)}
       </p>
       {phase === 'loading' && run.loaded && progress === null && <progress aria-label="Loading progress" max={Math.max(run.loaded.total, 1)} value={run.loaded.loaded} />}
-      {live && progress && !(phase === 'paused' && activityDone) && <ProgressLine progress={progress} receivedAtMs={run.progressAtMs} phase={phase} />}
+      {live && progress && !(phase === 'paused' && activityDone) && <ProgressLine progress={progress} receivedAtMs={run.progressAtMs} phase={phase} startedAtMs={run.startedAtMs} />}
       {live && (
         <div className="button-row">
           {phase === 'paused' ? (

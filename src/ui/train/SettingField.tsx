@@ -4,6 +4,7 @@
  * setting at fault (`invalid`), so a value never silently stays what it was before.
  */
 import { useId, useState } from 'react';
+import { Field } from '../components/Field.tsx';
 import { trainSettingHelp } from '../help/glossary.ts';
 
 export interface SettingFieldProps {
@@ -21,23 +22,25 @@ export function SettingField({ label, value, onChange, whole, invalid = false, h
   const [draft, setDraft] = useState<string | null>(null);
   const hintId = useId();
   const field = (
-    <label className="field" title={trainSettingHelp(label)}>
-      {label}
-      <input
-        type="number"
-        inputMode={whole ? 'numeric' : 'decimal'}
-        step={whole ? 1 : 'any'}
-        disabled={disabled}
-        value={draft ?? (Number.isNaN(value) ? '' : String(value))}
-        aria-invalid={invalid}
-        aria-describedby={hint === undefined ? undefined : hintId}
-        onChange={(e) => {
-          setDraft(e.target.value);
-          onChange(e.target.value.trim() === '' ? Number.NaN : Number(e.target.value));
-        }}
-        onBlur={() => setDraft(null)}
-      />
-    </label>
+    <Field label={label} help={trainSettingHelp(label)}>
+      {(id) => (
+        <input
+          id={id}
+          type="number"
+          inputMode={whole ? 'numeric' : 'decimal'}
+          step={whole ? 1 : 'any'}
+          disabled={disabled}
+          value={draft ?? (Number.isNaN(value) ? '' : String(value))}
+          aria-invalid={invalid}
+          aria-describedby={hint === undefined ? undefined : hintId}
+          onChange={(e) => {
+            setDraft(e.target.value);
+            onChange(e.target.value.trim() === '' ? Number.NaN : Number(e.target.value));
+          }}
+          onBlur={() => setDraft(null)}
+        />
+      )}
+    </Field>
   );
   if (hint === undefined) return field;
   return (

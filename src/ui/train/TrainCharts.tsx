@@ -18,6 +18,7 @@ import { runEtaText } from './run-headline.ts';
 import { modelEvaluationFigure, stepEpisodesFigure } from './run-summary.ts';
 import type { TrainPhase } from '../../workers/train-protocol.ts';
 import { tip } from '../help/glossary.ts';
+import { InfoTip } from '../components/InfoTip.tsx';
 
 const stepOf = (row: { step: number }): number => row.step;
 
@@ -58,38 +59,54 @@ function Figures({ last, lastEval, totalSteps, phase }: { last: StepMetrics; las
   return (
     <>
       <dl className="figures train-figures" aria-label="Latest step">
-        <div title={tip('trainStep')}>
-          <dt>step</dt>
+        <div>
+          <dt>
+            step<InfoTip topic="the step">{tip('trainStep')}</InfoTip>
+          </dt>
           <dd>
             {last.step} of {totalSteps}
           </dd>
         </div>
-        <div title={episodes.hint}>
-          <dt>{episodes.term}</dt>
+        <div>
+          <dt>
+            {episodes.term}
+            <InfoTip topic={episodes.term}>{episodes.hint}</InfoTip>
+          </dt>
           <dd>{episodes.value}</dd>
         </div>
-        <div title={model.hint}>
-          <dt>{model.term}</dt>
+        <div>
+          <dt>
+            {model.term}
+            <InfoTip topic={model.term}>{model.hint}</InfoTip>
+          </dt>
           <dd>{model.value}</dd>
         </div>
-        <div title={tip('trainLoss')}>
-          <dt>loss</dt>
+        <div>
+          <dt>
+            loss<InfoTip topic="the loss">{tip('trainLoss')}</InfoTip>
+          </dt>
           <dd>{last.loss.toFixed(4)}</dd>
         </div>
-        <div title={tip('tokensPerSecond')}>
-          <dt>tokens/s</dt>
+        <div>
+          <dt>
+            tokens/s<InfoTip topic="tokens per second">{tip('tokensPerSecond')}</InfoTip>
+          </dt>
           <dd>{last.tokensPerSecond.toFixed(1)}</dd>
         </div>
         <div>
           <dt>time per step</dt>
           <dd>{duration(last.seconds.total * 1000)}</dd>
         </div>
-        <div title={tip('eta')}>
-          <dt>ETA</dt>
+        <div>
+          <dt>
+            ETA<InfoTip topic="the ETA">{tip('eta')}</InfoTip>
+          </dt>
           <dd>{runEtaText(last.step, last.etaSeconds, totalSteps, phase)}</dd>
         </div>
-        <div title={tip('gpuMemory')}>
-          <dt>GPU memory</dt>
+        <div>
+          <dt>
+            GPU memory<InfoTip topic="GPU memory">{tip('gpuMemory')}</InfoTip>
+          </dt>
           <dd>{last.gpuBytes === null ? 'n/a' : formatBytes(last.gpuBytes)}</dd>
         </div>
       </dl>

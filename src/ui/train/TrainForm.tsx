@@ -12,6 +12,7 @@ import type { RewardWeights } from '../../env/rewards.ts';
 import { LORA_TARGETS, type LoraTarget } from '../../model/lora.ts';
 import type { TrainAlgo, TrainConfig } from '../../train/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { CheckField } from '../components/Field.tsx';
 import { routeHash } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { runActive } from '../store/train-slice.ts';
@@ -56,10 +57,7 @@ function SettingsGroup({ group, config, problemKey, disabled, onChange }: GroupP
         ))}
       </div>
       {switches.map((s) => (
-        <label key={s.key} className="check" title={TRAIN_SETTING_HELP[s.key]}>
-          <input type="checkbox" checked={config[s.key]} disabled={disabled} onChange={(e) => onChange({ [s.key]: e.target.checked })} />
-          {s.label}
-        </label>
+        <CheckField key={s.key} className="check" label={s.label} help={TRAIN_SETTING_HELP[s.key]} checked={config[s.key]} disabled={disabled} onChange={(checked) => onChange({ [s.key]: checked })} />
       ))}
       {group === 'batching' && <LoraTargets targets={config.loraTargets} invalid={problemKey === 'loraTargets'} disabled={disabled} onChange={(loraTargets) => onChange({ loraTargets })} />}
     </fieldset>

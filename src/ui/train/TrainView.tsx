@@ -12,7 +12,6 @@ import { Adapters } from './Adapters.tsx';
 import { Checkpoints } from './Checkpoints.tsx';
 import { DeviceFitNote } from './DeviceFitNote.tsx';
 import { InterruptedRun } from './InterruptedRun.tsx';
-import { readInterruptedRun } from './interrupted-run.ts';
 import { RunControls } from './RunControls.tsx';
 import { TrainCharts } from './TrainCharts.tsx';
 import { TrainForm } from './TrainForm.tsx';
@@ -36,10 +35,11 @@ function Notice() {
 export default function TrainView() {
   const dataset = useStore((s) => s.dataset);
   const refresh = useStore((s) => s.refreshTrainLists);
+  const readInterruptedRun = useStore((s) => s.readInterruptedRun);
   useEffect(() => {
     void refresh();
     void readInterruptedRun();
-  }, [refresh]);
+  }, [refresh, readInterruptedRun]);
 
   return (
     <div className="train-view">

@@ -76,7 +76,7 @@ export async function loadAdapterFromHub(repo: string, subfolder: string, name: 
 
 export async function deleteAdapter(adapter: AdapterInfo): Promise<void> {
   await envClient().deleteAdapter(adapter.id);
-  useStore.setState((s) => ({ trainForm: s.trainForm.initAdapterId === adapter.id ? { ...s.trainForm, initAdapterId: '' } : s.trainForm }));
+  useStore.getState().forgetInitAdapter(adapter.id);
   await useStore.getState().refreshTrainLists();
 }
 

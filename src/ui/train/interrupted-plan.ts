@@ -1,7 +1,7 @@
 /**
  * What the Train view says and offers about a run an earlier page left unfinished (an `ActiveRunRecord` the worker
  * still holds): pure functions of the record and the model loaded now, so the wording and the choice are tested
- * without a page (tests/ui/train/interrupted-plan.test.ts); interrupted-run.ts carries the plan out.
+ * without a page (tests/ui/train/interrupted-plan.test.ts); the train slice's `resumeInterruptedRun` carries the plan out.
  *
  * Resuming needs the run's model: the loaded one when its label matches; else a Hub repo or a served folder loads
  * again by itself; a folder the user picked cannot be reopened by the page (browsers give no lasting access to it),

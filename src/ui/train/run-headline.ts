@@ -2,8 +2,10 @@
  * What the Train view's run card says in words, from the run's events: the headline ("Running: step 2 of 2" while
  * step 2 is under way — the step in progress, not the last one done) and the clock of the activity in progress,
  * which ticks between events: a forward or backward pass can take a minute on a slow device with no event in
- * between, and a clock stuck at "0 s so far" reads as a frozen page. Pure: no React, tested in Node.
+ * between, and a clock stuck at "0 s so far" reads as a frozen page — and the figures under the bar, which say whose
+ * they are (the activity's) beside the run's own time since Start. Pure: no React, tested in Node.
  */
+import { etaText } from '../../train/progress.ts';
 import type { TrainProgress } from '../../train/types.ts';
 import type { TrainPhase } from '../../workers/train-protocol.ts';
 import { plural } from '../components/plural.ts';
@@ -70,6 +72,42 @@ export function activityClock(progress: TrainProgress, receivedAtMs: number, now
   const since = Math.max(0, (nowMs - receivedAtMs) / 1000);
   const eta = progress.etaSeconds === null ? null : progress.etaSeconds - since;
   return { elapsedSeconds: progress.elapsedSeconds + since, etaSeconds: eta !== null && eta > 0 ? eta : null };
+}
+
+/** What the progress line's figures are of: the activity in progress, named for people. */
+const ACTIVITY_NAME: Record<TrainProgress['activity'], string> = {
+  loading: 'Loading',
+  evaluation: 'Evaluation',
+  rollout: 'Sampling',
+  demonstrations: 'Demonstrations',
+  update: 'Update',
+  trace: 'Trace',
+  checkpoint: 'Checkpoint',
+};
+
+/** The activity's share done, in whole percent. */
+export function activityPercent(progress: Pick<TrainProgress, 'done' | 'total'>): number {
+  return progress.total > 0 ? Math.round((progress.done / progress.total) * 100) : 0;
+}
+
+/** "45 s", "3 min 05 s", "1 h 02 min": a clock that visibly moves each second (below an hour). */
+export function clockText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/**
+ * The line under the progress bar: "Update: 25% · 12 s so far · about 36 s left · 1 min 52 s since the run started".
+ * The percentage, the seconds so far and the estimate are the activity's, and say so (each activity starts its own
+ * clock: loading, then a step's sampling, then its update); the run's own time since Start runs on across them, so
+ * no clock on the card seems to go back to 0 when one activity hands over to the next.
+ */
+export function progressFigures(progress: TrainProgress, clock: { elapsedSeconds: number; etaSeconds: number | null }, runSeconds: number): string {
+  const percent = activityPercent(progress);
+  const eta = etaText(clock.etaSeconds);
+  return `${ACTIVITY_NAME[progress.activity]}: ${percent}% · ${clockText(clock.elapsedSeconds)} so far${eta ? ` · ${eta}` : ''} · ${clockText(runSeconds)} since the run started`;
 }
 
 /**

@@ -3,7 +3,7 @@
  * draft text is local and `onChange` only receives a value once it parses within [min, max] (`minExclusive` for a
  * bound the value may not reach, as top-p's 0).
  */
-import { useState } from 'react';
+import { DraftNumberInput } from './DraftNumberInput.tsx';
 
 export interface DecimalFieldProps {
   label: string;
@@ -14,32 +14,11 @@ export interface DecimalFieldProps {
   step: number;
   minExclusive?: boolean;
   disabled?: boolean;
-  /** Tooltip of the field (a glossary text). */
-  title?: string;
+  /** What the field means (a glossary text), behind an InfoTip beside the label. */
+  help?: string;
 }
 
-export function DecimalField({ label, value, onChange, min, max, step, minExclusive = false, disabled, title }: DecimalFieldProps) {
-  const [draft, setDraft] = useState<string | null>(null);
+export function DecimalField({ label, value, onChange, min, max, step, minExclusive = false, disabled, help }: DecimalFieldProps) {
   const valid = (n: number) => Number.isFinite(n) && (minExclusive ? n > min : n >= min) && n <= max;
-  return (
-    <label className="field" title={title}>
-      {label}
-      <input
-        type="number"
-        inputMode="decimal"
-        min={min}
-        max={max}
-        step={step}
-        disabled={disabled}
-        value={draft ?? String(value)}
-        aria-invalid={draft !== null && !valid(Number(draft))}
-        onChange={(e) => {
-          setDraft(e.target.value);
-          const n = Number(e.target.value);
-          if (e.target.value.trim() !== '' && valid(n)) onChange(n);
-        }}
-        onBlur={() => setDraft(null)}
-      />
-    </label>
-  );
+  return <DraftNumberInput label={label} value={value} onChange={onChange} valid={valid} inputMode="decimal" min={min} max={max} step={step} disabled={disabled} help={help} />;
 }

@@ -9,7 +9,6 @@ import { ErrorBox } from '../components/ErrorBox.tsx';
 import { useStore } from '../store/store.ts';
 import { engineRatioText, engineTableRows } from './engine-figures.ts';
 import { NumberField } from './NumberField.tsx';
-import { runEngineComparison } from './tjs-actions.ts';
 import './engines.css';
 
 export function EnginesPanel() {
@@ -18,6 +17,7 @@ export function EnginesPanel() {
   const status = useStore((s) => s.engineStatus);
   const comparison = useStore((s) => s.engineComparison);
   const error = useStore((s) => s.engineError);
+  const runEngineComparison = useStore((s) => s.runEngineComparison);
   const [promptTokens, setPromptTokens] = useState(64);
   const [newTokens, setNewTokens] = useState(32);
   const running = status === 'running';

@@ -7,8 +7,10 @@
  */
 import { DEFAULT_DECODE_WEIGHTS, WEIGHT_FORMATS, type WeightFormat } from '../../gpu/quant.ts';
 import { SHOT_COUNTS } from '../../policies/llm/prompt.ts';
+import { switchThinking } from '../../policies/llm/sampling-defaults.ts';
 import { MAX_NEW_TOKENS_LIMIT, type ShotCount } from '../../workers/llm-settings.ts';
 import type { ModelSettingsForm } from '../store/model-form.ts';
+import { CheckField, Field } from '../components/Field.tsx';
 import { DecimalField } from './DecimalField.tsx';
 import { NumberField } from './NumberField.tsx';
 import { tip } from '../help/glossary.ts';
@@ -22,33 +24,32 @@ export function ModelSettings({ value, onChange, disabled }: { value: ModelSetti
   return (
     <fieldset className="model-settings" disabled={disabled}>
       <legend>Settings</legend>
-      <label className="field checkbox" title={tip('thinking')}>
-        <input type="checkbox" checked={value.thinking} onChange={(e) => onChange({ thinking: e.target.checked })} />
-        Thinking
-      </label>
-      <label className="field" title={tip('shots')}>
-        Few-shot examples
-        <select value={value.shots} onChange={(e) => onChange({ shots: Number(e.target.value) as ShotCount })}>
-          {SHOT_COUNTS.map((n) => (
-            <option key={n} value={n}>
-              {n === 0 ? 'None (zero-shot)' : `${n}-shot`}
-            </option>
-          ))}
-        </select>
-      </label>
-      <DecimalField label="Temperature" title={tip('temperature')} value={value.temperature} min={0} max={2} step={0.05} onChange={(temperature) => onChange({ temperature })} />
-      <DecimalField label="Top-p" title={tip('topP')} value={value.topP} min={0} max={1} step={0.05} minExclusive onChange={(topP) => onChange({ topP })} />
-      <NumberField label="Max new tokens" title={tip('maxNewTokens')} value={value.maxNewTokens} min={1} max={MAX_NEW_TOKENS_LIMIT} onChange={(maxNewTokens) => onChange({ maxNewTokens })} />
-      <label className="field" title={tip('decodeWeights')}>
-        Decode weights
-        <select value={value.weights} onChange={(e) => onChange({ weights: e.target.value as WeightFormat })}>
-          {WEIGHT_ORDER.filter((w) => WEIGHT_FORMATS.includes(w)).map((w) => (
-            <option key={w} value={w}>
-              {weightLabel(w)}
-            </option>
-          ))}
-        </select>
-      </label>
+      <CheckField className="field checkbox" label="Thinking" help={tip('thinking')} checked={value.thinking} onChange={(thinking) => onChange(switchThinking(value, thinking))} />
+      <Field label="Few-shot examples" help={tip('shots')}>
+        {(id) => (
+          <select id={id} value={value.shots} onChange={(e) => onChange({ shots: Number(e.target.value) as ShotCount })}>
+            {SHOT_COUNTS.map((n) => (
+              <option key={n} value={n}>
+                {n === 0 ? 'None (zero-shot)' : `${n}-shot`}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <DecimalField label="Temperature" help={tip('temperature')} value={value.temperature} min={0} max={2} step={0.05} onChange={(temperature) => onChange({ temperature })} />
+      <DecimalField label="Top-p" help={tip('topP')} value={value.topP} min={0} max={1} step={0.05} minExclusive onChange={(topP) => onChange({ topP })} />
+      <NumberField label="Max new tokens" help={tip('maxNewTokens')} value={value.maxNewTokens} min={1} max={MAX_NEW_TOKENS_LIMIT} onChange={(maxNewTokens) => onChange({ maxNewTokens })} />
+      <Field label="Decode weights" help={tip('decodeWeights')}>
+        {(id) => (
+          <select id={id} value={value.weights} onChange={(e) => onChange({ weights: e.target.value as WeightFormat })}>
+            {WEIGHT_ORDER.filter((w) => WEIGHT_FORMATS.includes(w)).map((w) => (
+              <option key={w} value={w}>
+                {weightLabel(w)}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
     </fieldset>
   );
 }

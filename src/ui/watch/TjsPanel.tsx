@@ -17,8 +17,8 @@ import { ErrorBox } from '../components/ErrorBox.tsx';
 import { completeModelForm, type ModelSourceKind } from '../store/model-form.ts';
 import { useStore } from '../store/store.ts';
 import { DEFAULT_TJS_FORM } from '../store/tjs-slice.ts';
-import { CANCELLED } from './model-actions.ts';
-import { applyTjsSettings, cancelTjsLoad, loadTjsModel, syncTjsModel, tjsFormSource, unloadTjsModel } from './tjs-actions.ts';
+import { CANCELLED } from '../store/model-slice.ts';
+import { tjsFormSource } from './tjs-actions.ts';
 
 const DIRECTORY_INPUT = { webkitdirectory: '', directory: '' } as InputHTMLAttributes<HTMLInputElement>;
 
@@ -57,6 +57,11 @@ export function TjsPanel({ webGpu }: { webGpu: boolean | null }) {
   const error = useStore((s) => s.tjsError);
   const form = { ...DEFAULT_TJS_FORM, ...useStore((s) => s.tjsForm) };
   const setForm = useStore((s) => s.setTjsForm);
+  const loadTjsModel = useStore((s) => s.loadTjsModel);
+  const cancelTjsLoad = useStore((s) => s.cancelTjsLoad);
+  const applyTjsSettings = useStore((s) => s.applyTjsSettings);
+  const unloadTjsModel = useStore((s) => s.unloadTjsModel);
+  const syncTjsModel = useStore((s) => s.syncTjsModel);
   const modelSettings = completeModelForm(useStore((s) => s.modelForm)).settings;
   const dataset = useStore((s) => s.dataset);
   const [files, setFiles] = useState<LocalFile[]>([]);
@@ -64,7 +69,7 @@ export function TjsPanel({ webGpu }: { webGpu: boolean | null }) {
 
   useEffect(() => {
     void syncTjsModel();
-  }, []);
+  }, [syncTjsModel]);
 
   const settings: LlmPolicySettings = { ...modelSettings, shotDataset: dataset };
   let settingsProblem: string | null = null;

@@ -9,6 +9,7 @@
 import { useId } from 'react';
 import { DIFFICULTIES, type Difficulty, type SplitSelector } from '../../data/types.ts';
 import { ChoiceField } from '../components/ChoiceField.tsx';
+import { Field } from '../components/Field.tsx';
 import { WatchRunEstimate } from '../components/RunEstimate.tsx';
 import { TestModelNotice } from '../components/TestModelNotice.tsx';
 import { splitChoices } from '../components/split-choices.ts';
@@ -44,16 +45,17 @@ export function WatchSetup({ dataset }: { dataset: string }) {
         void newEpisode(dataset);
       }}
     >
-      <label className="field" title={tip('policy')}>
-        Policy
-        <select value={options.policy} onChange={(e) => setOptions({ policy: e.target.value })} disabled={!policies}>
-          {(policies ?? [{ name: options.policy, label: options.policy }]).map((p) => (
-            <option key={p.name} value={p.name}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Field label="Policy" help={tip('policy')}>
+        {(id) => (
+          <select id={id} value={options.policy} onChange={(e) => setOptions({ policy: e.target.value })} disabled={!policies}>
+            {(policies ?? [{ name: options.policy, label: options.policy }]).map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       {notice !== null && (
         <p className="policy-notice" role="status" aria-label="Policy changed">
           {notice}

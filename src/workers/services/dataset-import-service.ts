@@ -12,6 +12,7 @@ import type { SqlExecutor } from '../../sql/executor.ts';
 import type { ImportProgress, MadeDataset, SpiderImportOutcome, SpiderImportRequest } from '../env-protocol.ts';
 import type { DatasetService } from './dataset-service.ts';
 import { throttleProgress } from './progress.ts';
+import { CancelledError } from '../../util/cancelled.ts';
 
 /** Gold queries are trusted but some are slow on big databases: the limit the import script uses too. */
 const GOLD_TIMEOUT_MS = 20_000;
@@ -78,7 +79,7 @@ export class DatasetImportService {
   }
 
   cancelImport(importId: string): void {
-    this.imports.get(importId)?.abort(new DOMException('Import cancelled', 'AbortError'));
+    this.imports.get(importId)?.abort(new CancelledError('Import cancelled; nothing was imported.'));
   }
 
   /**

@@ -21,6 +21,7 @@ import type { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
 import type { EvaluationRequest, StepProgress } from '../env-protocol.ts';
 import { reportingSteps, throttleProgress } from './progress.ts';
+import { CancelledError } from '../../util/cancelled.ts';
 
 export interface EvaluationServiceDeps {
   dataset: (name: string) => Promise<Dataset>;
@@ -79,7 +80,7 @@ export class EvaluationService {
   }
 
   cancelEvaluation(runId: string): void {
-    this.runs.get(runId)?.abort(new DOMException('Evaluation cancelled', 'AbortError'));
+    this.runs.get(runId)?.abort(new CancelledError('Evaluation cancelled; nothing was saved.'));
   }
 
   /** Stops every run in progress. */

@@ -20,6 +20,7 @@ import type { AdapterLibrary } from '../adapter-library.ts';
 import type { TrainStatus } from '../train-protocol.ts';
 import { oracleShots } from './model-load.ts';
 import type { ModelService } from './model-service.ts';
+import { CancelledError } from '../../util/cancelled.ts';
 
 export interface ExplainRequest {
   record: EpisodeRecord;
@@ -56,7 +57,7 @@ export class ExplainService {
 
   constructor(private readonly deps: ExplainServiceDeps) {}
 
-  /** Explains one episode (see the header); a second call cancels the first (it rejects with an AbortError). */
+  /** Explains one episode (see the header); a second call cancels the first (it rejects with a CancelledError). */
   async explainEpisode(request: ExplainRequest, onProgress: (p: ExplainProgress) => void = () => undefined): Promise<EpisodeExplanation> {
     this.cancel();
     const controller = new AbortController();
@@ -70,7 +71,7 @@ export class ExplainService {
 
   /** Stops the explanation in progress, if any, within one forward. */
   cancel(): void {
-    this.current?.abort(new DOMException('Explanation cancelled', 'AbortError'));
+    this.current?.abort(new CancelledError('Explanation cancelled.'));
   }
 
   private async explain(request: ExplainRequest, onProgress: (p: ExplainProgress) => void, signal: AbortSignal): Promise<EpisodeExplanation> {

@@ -7,12 +7,13 @@ import { SqlEnv } from '../../env/env.ts';
 import type { EnvConfig } from '../../env/types.ts';
 import { buildOracleShots, selectShotQuestions, type Shot } from '../../policies/llm/prompt.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
+import { CancelledError } from '../../util/cancelled.ts';
 
-const cancelled = (): DOMException => new DOMException('Model load cancelled', 'AbortError');
+const cancelled = (): CancelledError => new CancelledError('Model load cancelled; the model held before stays loaded.');
 
 /**
  * One load at a time: starting one cancels the one running; a load cancelled while it ran frees what it made and
- * rejects with an AbortError, so the model held before stays.
+ * rejects with a CancelledError, so the model held before stays.
  */
 export class CancellableLoad {
   private current: AbortController | null = null;

@@ -9,7 +9,7 @@
  */
 import type { Dataset } from '../../data/types.ts';
 import type { EnvConfig } from '../../env/types.ts';
-import { LlmPolicy, type Generate } from '../../policies/llm/llm-policy.ts';
+import { createLlmPolicy, type Generate, type LlmPolicy } from '../../policies/llm/llm-policy.ts';
 import type { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
 import type { LoadedModelInfo } from '../env-protocol.ts';
@@ -80,7 +80,7 @@ export class ModelService {
    * Loads a language model (replacing the one held) and registers it as the policy `qwen`, which Watch and
    * Evaluate then list. Progress is reported as files download, then tokenizer, weights and GPU upload; later the
    * same callback hears of device-loss recoveries. Settings are checked first (LlmSettingsError); a load already
-   * running is cancelled; `cancelModelLoad` stops this one (LoadCancelledError), keeping the model held before.
+   * running is cancelled; `cancelModelLoad` stops this one (a CancelledError), keeping the model held before.
    */
   async loadModel(source: LlmSource, settings: LlmPolicySettings = {}, onProgress?: (p: LlmLoadProgress) => void): Promise<LoadedModelInfo> {
     if (!this.deps.loadLlm) throw new Error('This environment cannot run language models (no WebGPU engine here).');
@@ -125,18 +125,7 @@ export class ModelService {
       testModel: loaded.testModel ?? null,
     };
     const make: LlmPolicyMaker = (generate, name) =>
-      new LlmPolicy({
-        generate,
-        tokenizer: loaded.tokenizer,
-        shots,
-        maxNewTokens: resolved.maxNewTokens,
-        contextTokens: loaded.contextTokens,
-        thinking: resolved.thinking,
-        temperature: resolved.temperature,
-        topP: resolved.topP,
-        name,
-        concurrency: loaded.slots,
-      });
+      createLlmPolicy(resolved, { generate, tokenizer: loaded.tokenizer, contextTokens: loaded.contextTokens, concurrency: loaded.slots ?? 1 }, { shots, name });
     this.deps.policies.register(
       { name: LLM_POLICY, label: `Qwen (${loaded.label})`, description: `The loaded model ${loaded.label} with Qwen's tool calling, ${describeLlmSettings(resolved)}, on WebGPU (${loaded.adapter}).` },
       () => make(loaded.generate, LLM_POLICY),

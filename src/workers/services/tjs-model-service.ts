@@ -7,7 +7,7 @@
  */
 import type { Dataset } from '../../data/types.ts';
 import type { EnvConfig } from '../../env/types.ts';
-import { LlmPolicy } from '../../policies/llm/llm-policy.ts';
+import { createLlmPolicy } from '../../policies/llm/llm-policy.ts';
 import type { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
 import type { LlmLoadProgress, LlmSource } from '../llm-generate.ts';
@@ -98,18 +98,8 @@ export class TjsModelService {
         label: `Qwen (transformers.js, ${model.label})`,
         description: `The ONNX model ${model.label} run by transformers.js on ${model.device === 'webgpu' ? 'WebGPU' : 'WASM (CPU)'}, ${model.dtype}, with the same prompts and tool calling as the WebGPU engine, ${describeLlmSettings(resolved).replace(/, [a-z0-9]+ weights$/, '')}.`,
       },
-      () =>
-        new LlmPolicy({
-          generate: model.generate,
-          tokenizer: model.tokenizer,
-          shots,
-          maxNewTokens: resolved.maxNewTokens,
-          contextTokens: model.contextTokens,
-          thinking: resolved.thinking,
-          temperature: resolved.temperature,
-          topP: resolved.topP,
-          name: TJS_POLICY,
-        }),
+      // concurrency 1: tjs-generate.ts runs one generation at a time.
+      () => createLlmPolicy(resolved, { generate: model.generate, tokenizer: model.tokenizer, contextTokens: model.contextTokens, concurrency: 1 }, { shots, name: TJS_POLICY }),
     );
     this.info = {
       policy: TJS_POLICY,

@@ -17,8 +17,8 @@ import { DEFAULT_HUB_BASE, downloadFile, fileKey } from '../../model/hub.ts';
 import { modelRoot } from '../../model/local-folder.ts';
 import { validateRepoId } from '../../model/registry.ts';
 import type { LlmLoadProgress, LlmSource } from '../llm-generate.ts';
-import { LoadCancelledError } from '../llm-source.ts';
-import { chooseVariant, decoderFile, detectLayout, dtypePreference, externalDataNames, TJS_REQUIRED_FILES, TjsModelFileError, type TjsDevice, type TjsDtypeChoice, type TjsVariant } from './tjs-layout.ts';
+import { loadCancelled } from '../llm-source.ts';
+import { chooseVariant, decoderFile, detectLayout, dtypePreference, externalDataNames, TJS_GENERATION_CONFIG, TJS_REQUIRED_FILES, TjsModelFileError, type TjsDevice, type TjsDtypeChoice, type TjsVariant } from './tjs-layout.ts';
 
 export interface TjsModelFiles {
   label: string;
@@ -117,12 +117,12 @@ export async function readTjsModel(source: LlmSource, baseUrl: string, o: TjsRea
   const files = new Map<string, Uint8Array>();
   let done = 0;
   const get = async (file: string, optional = false): Promise<Uint8Array | null> => {
-    if (o.signal?.aborted) throw new LoadCancelledError(label);
+    if (o.signal?.aborted) throw loadCancelled(label);
     let bytes: Uint8Array | null;
     try {
       bytes = await read(file, optional, (loaded, total) => onProgress({ phase: 'download', file, loaded: done + loaded, total: done + Math.max(total, loaded) }));
     } catch (e) {
-      if (o.signal?.aborted) throw new LoadCancelledError(label);
+      if (o.signal?.aborted) throw loadCancelled(label);
       throw e;
     }
     if (bytes === null) return null;
@@ -135,8 +135,8 @@ export async function readTjsModel(source: LlmSource, baseUrl: string, o: TjsRea
   const variants = listing === null ? null : detectLayout(label, listing); // a picked folder: every file is known now
   const configJson = await json('config.json');
   const config = parseModelConfig(configJson); // refuses an unsupported architecture before any weight byte
-  const generation = await get('generation_config.json', true);
-  if (generation !== null) parseJson(label, 'generation_config.json', generation);
+  const generation = await get(TJS_GENERATION_CONFIG, true);
+  if (generation !== null) parseJson(label, TJS_GENERATION_CONFIG, generation);
   const tokenizerJson = await json(TJS_REQUIRED_FILES[1]);
   const tokenizerConfigJson = await json(TJS_REQUIRED_FILES[2]);
 

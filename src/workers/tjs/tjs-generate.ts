@@ -17,21 +17,23 @@
  */
 import { createRng } from '../../data/rng.ts';
 import type { ModelConfig } from '../../model/config.ts';
+import { contextTokensFor } from '../../model/context.ts';
 import { createTokenizer, type Tokenizer } from '../../model/tokenizer.ts';
 import type { Generate, Generation } from '../../policies/llm/llm-policy.ts';
 import type { LlmLoadProgress, LlmSource } from '../llm-generate.ts';
-import { LoadCancelledError } from '../llm-source.ts';
+import { loadCancelled } from '../llm-source.ts';
 import { chooseDevice, probeWebGpu, type TjsDeviceChoice, type WebGpuProbe } from './tjs-backend.ts';
 import { readTjsModel } from './tjs-files.ts';
 import type { TjsDevice, TjsDtype, TjsDtypeChoice } from './tjs-layout.ts';
 import { pickToken } from './tjs-sampler.ts';
 import { timingStreamer } from './tjs-streamer.ts';
+import { SerialQueue } from '../../util/serial-queue.ts';
 
 export interface TjsLoadOptions {
   dtype: TjsDtypeChoice;
   device: TjsDeviceChoice;
   signal?: AbortSignal;
-  /** Positions of prompt + reply; default min(4096, the model's max positions). */
+  /** Positions of prompt + reply; default contextTokensFor(config) (src/model/context.ts). */
   contextTokens?: number;
 }
 
@@ -80,7 +82,7 @@ export async function loadTjs(source: LlmSource, baseUrl: string, ortWasmUrl: st
   onProgress({ phase: 'tokenizer', loaded: 0, total: 1 });
   const tokenizer = await createTokenizer(files.tokenizerJson, files.tokenizerConfigJson);
   const cancelled = () => {
-    if (options.signal?.aborted) throw new LoadCancelledError(files.label);
+    if (options.signal?.aborted) throw loadCancelled(files.label);
   };
   cancelled();
   onProgress({ phase: device === 'webgpu' ? 'gpu' : 'weights', loaded: 0, total: 1, message: `Starting ONNX Runtime (${device}, ${files.variant.dtype})…` });
@@ -105,7 +107,7 @@ export async function loadTjs(source: LlmSource, baseUrl: string, ortWasmUrl: st
   }
   onProgress({ phase: 'ready', loaded: 1, total: 1 });
 
-  const contextTokens = Math.max(64, Math.min(options.contextTokens ?? 4096, files.config.maxPositionEmbeddings));
+  const contextTokens = Math.max(64, contextTokensFor(files.config, options.contextTokens));
   const endTokens = new Set([tokenizer.special.imEnd, tokenizer.special.endOfText]);
   const once = async (promptIds: number[], o: Parameters<Generate>[1]): Promise<Generation> => {
     const room = contextTokens - promptIds.length;
@@ -139,7 +141,8 @@ export async function loadTjs(source: LlmSource, baseUrl: string, ortWasmUrl: st
     const shown = last !== undefined && endTokens.has(last) ? tokenIds.slice(0, -1) : tokenIds;
     return { tokenIds: [...tokenIds], text: tokenizer.decode(shown), logProbs, prefillSeconds: (clock.prefillMs() ?? 0) / 1000, decodeSeconds: clock.decodeMs() / 1000 };
   };
-  let busy: Promise<unknown> = Promise.resolve();
+  // One generation at a time: the ONNX session is not safe to run twice at once; dispose waits for the last one.
+  const busy = new SerialQueue();
   return {
     label: files.label,
     config: files.config,
@@ -147,13 +150,9 @@ export async function loadTjs(source: LlmSource, baseUrl: string, ortWasmUrl: st
     device,
     dtype: files.variant.dtype,
     contextTokens,
-    generate: (promptIds, o) => {
-      const run = busy.then(() => once(promptIds, o));
-      busy = run.catch(() => undefined);
-      return run;
-    },
+    generate: (promptIds, o) => busy.run(() => once(promptIds, o)),
     destroy: () => {
-      busy = busy.then(() => model.dispose());
+      void busy.run(() => model.dispose());
     },
   };
 }

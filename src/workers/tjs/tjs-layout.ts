@@ -19,7 +19,8 @@ const SUFFIX: Record<TjsDtype, string> = { fp32: '', fp16: '_fp16', q8: '_quanti
 
 /** The files every variant needs besides its decoder. */
 export const TJS_REQUIRED_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json'] as const;
-export const TJS_OPTIONAL_FILES = ['generation_config.json'] as const;
+/** The one optional file of a variant: read and checked as JSON when present. */
+export const TJS_GENERATION_CONFIG = 'generation_config.json';
 
 /** Where the decoder of `dtype` lives inside the folder. */
 export function decoderFile(dtype: TjsDtype): string {

@@ -1,6 +1,6 @@
 /** Step alignment for side-by-side transcripts: a diff of action sequences, with what the environment answered. */
 import { describe, expect, it } from 'vitest';
-import { alignSteps, commonSubsequence, differingSteps, sameResponse } from '../../../src/ui/compare/align.ts';
+import { alignSteps, commonSubsequence, sameResponse } from '../../../src/ui/compare/align.ts';
 import { step } from './records.ts';
 
 const steps = (...actions: string[]) => actions.map((a) => step(a));
@@ -60,11 +60,7 @@ describe('alignSteps', () => {
     expect(alignSteps(steps('QUERY  SELECT   1'), steps('QUERY SELECT 1'))[0].kind).toBe('same');
   });
 
-  it('aligns against an empty episode, and reports the differing steps of each side', () => {
+  it('aligns against an empty episode', () => {
     expect(kinds(alignSteps([], steps('ANSWER 1')))).toEqual([[null, 0, 'onlyB']]);
-    const rows = alignSteps(steps('DESCRIBE a', 'QUERY SELECT 1', 'ANSWER 1'), steps('DESCRIBE a', 'ANSWER 2'));
-    const diff = differingSteps(rows);
-    expect([...diff.a]).toEqual([1, 2]);
-    expect([...diff.b]).toEqual([1]);
   });
 });

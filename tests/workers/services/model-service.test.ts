@@ -10,6 +10,7 @@ import type { LlmLoadOptions, LlmSource } from '../../../src/workers/llm-generat
 import type { TrainModelRequest } from '../../../src/workers/train-service.ts';
 import { LLM_POLICY, ModelService, type CreateTrainSession, type LoadLlm } from '../../../src/workers/services/model-service.ts';
 import { countingExecutors, fakeLlm, tinyLookup, type CountingExecutors, type FakeLlm } from './service-fixture.ts';
+import { CancelledError } from '../../../src/util/cancelled.ts';
 
 let lookup: (name: string) => Promise<Dataset>;
 let executors: CountingExecutors;
@@ -82,7 +83,7 @@ describe('ModelService', () => {
     await until(() => engine.options.length === 1); // the first load is inside the engine, hanging
     const second = await models.loadModel(source('second'));
     const e = await first.catch((err: unknown) => err);
-    expect((e as Error).name).toBe('AbortError');
+    expect(e).toBeInstanceOf(CancelledError);
     expect(engine.made.find((m) => m.label === 'hang-first')?.destroyed()).toBe(1);
     expect(second.label).toBe('second');
     expect(models.modelInfo()?.label).toBe('second');
