@@ -2,7 +2,7 @@
  * Vitest for mutation testing only (`npm run test:mutation`, stryker.config.mjs). Stryker re-runs the covering tests
  * once per mutant, so this config lists only the fast unit tests of the modules it mutates (seconds each here), never
  * the whole suite (25 minutes): a test file that plays Spider or starts SQL workers would turn one mutant into
- * minutes. Timing tests (tests/env/parse-linear.test.ts) stay out too: instrumented code skews their ratios.
+ * minutes. tests/env/parse-linear.test.ts stays out too: it counts V8's block coverage, which instrumentation changes.
  * `*.mutants.test.ts` files hold the cases written to kill survivors. Not used by `npm test`'s Vitest run,
  * whose `vitest.config.ts` already includes every file listed here.
  */
@@ -16,6 +16,8 @@ export const MUTATION_TEST_FILES = [
   'tests/env/answer.test.ts',
   'tests/env/verifier.test.ts',
   'tests/env/actions.test.ts',
+  // src/data/split.ts (tests/data/split.test.ts builds the demo dataset and reads Spider: too slow per mutant)
+  'tests/data/split-diff.test.ts',
   // src/sql/guard.ts, limits.ts, clip.ts
   'tests/sql/guard.test.ts',
   'tests/sql/clip.test.ts',

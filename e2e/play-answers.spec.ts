@@ -9,7 +9,7 @@
 import type { Page } from '@playwright/test';
 import type { DatasetManifest } from '../src/data/types.ts';
 import { expect, openView, test } from './fixtures.ts';
-import { button, transcriptSteps, typeSql } from './play-helpers.ts';
+import { button, openCompletionList, transcriptSteps, typeSql } from './play-helpers.ts';
 
 type ManifestQuestion = DatasetManifest['questions'][number];
 
@@ -105,12 +105,7 @@ test('Shift+Enter starts a new line and Enter answers; a wrong answer says "wron
 });
 
 test('Ctrl+Enter runs the query and closes the completion list', async ({ page }) => {
-  await openView(page, '#/play?dataset=demo&q=demo-library-001&seed=1');
-  const editor = page.getByRole('textbox', { name: 'SQL query' });
-  await editor.click();
-  await page.keyboard.type('SELECT count(*) FROM boo');
-  const list = page.getByRole('listbox');
-  await expect(list).toBeVisible();
+  const { list } = await openCompletionList(page);
   await page.keyboard.press('ControlOrMeta+Enter');
   await expect(transcriptSteps(page)).toHaveCount(1);
   await expect(list).toBeHidden();

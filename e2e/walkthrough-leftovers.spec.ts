@@ -8,7 +8,7 @@
  */
 import type { Locator, Page } from '@playwright/test';
 import { expect, openView, test } from './fixtures.ts';
-import { button, transcriptSteps } from './play-helpers.ts';
+import { button, openCompletionList, transcriptSteps } from './play-helpers.ts';
 
 const firstVisit = (page: Page): Locator => page.getByRole('region', { name: 'New here? Play one episode by hand' });
 
@@ -31,12 +31,7 @@ test('the first-visit card says how its example ended, not "You are playing it n
 });
 
 test('the completion list closes when the Query button sends the query while the editor keeps focus', async ({ page }) => {
-  await openView(page, '#/play?dataset=demo&q=demo-library-001&seed=1');
-  const editor = page.getByRole('textbox', { name: 'SQL query' });
-  await editor.click();
-  await page.keyboard.type('SELECT count(*) FROM boo');
-  const list = page.getByRole('listbox');
-  await expect(list).toBeVisible();
+  const { editor, list } = await openCompletionList(page);
   // A click event alone: no pointer press, so focus stays in the editor (CodeMirror closes the list only on blur).
   await button(page, 'Query').dispatchEvent('click');
   await expect(transcriptSteps(page)).toHaveCount(1);

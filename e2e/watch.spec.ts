@@ -25,7 +25,7 @@ test('watching Oracle solve a question: play to the end, success shown', async (
   await expect(steps.last()).toContainText('ANSWER');
   await expect(page.getByText(/Episode over after \d+ steps: success/)).toBeVisible();
   await expect(page.getByRole('button', { name: 'Play', exact: true })).toBeDisabled();
-  await expect(page.getByRole('button', { name: 'Step' })).toBeDisabled();
+  await expect(page.getByRole('button', { name: 'Step', exact: true })).toBeDisabled();
   // Playing scrolled the newest step into view; the full-page screenshot reads best from the top (sticky controls).
   await page.evaluate(() => window.scrollTo(0, 0));
   await shot('watch-oracle-success');
@@ -72,7 +72,7 @@ test('single steps, play and pause with Random', async ({ page, shot }) => {
   await expect(page.getByText('Ready: press Play or Step.')).toBeVisible();
 
   const steps = page.getByRole('list', { name: 'Transcript of random' }).getByRole('listitem');
-  await page.getByRole('button', { name: 'Step' }).click();
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
   await expect(steps).toHaveCount(1);
   await expect(page.getByText(/Paused: 1 of 10 steps played/)).toBeVisible();
   await expect(page.getByRole('region', { name: 'Question' })).toContainText('Steps left: 9 of 10');
@@ -84,8 +84,10 @@ test('single steps, play and pause with Random', async ({ page, shot }) => {
   await page.getByRole('button', { name: 'Play', exact: true }).click();
   await expect(page.getByRole('button', { name: 'Pause' })).toBeVisible();
   await expect(steps).toHaveCount(2);
-  // force: Playwright's "stable element" check waits for animation frames, which the paused clock holds back.
-  await page.getByRole('button', { name: 'Pause' }).click({ force: true });
+  // A click event dispatched on the button itself: Playwright's "stable element" check waits for animation frames,
+  // which the paused clock holds back, and a forced click at the button's coordinates can land elsewhere when the
+  // newest step scrolls into view between measuring and clicking (seen once: it focused the Model source select).
+  await page.getByRole('button', { name: 'Pause' }).dispatchEvent('click');
   await expect(page.getByText('Paused: 2 of 10 steps played')).toBeVisible();
   // Paused means paused: moving time past two slow paces (every timer due fires, the play loop's included) asks the
   // worker for no further step. The count is read after runFor, so a step the loop asked for would be counted.
@@ -107,7 +109,7 @@ test('single steps, play and pause with Random', async ({ page, shot }) => {
   await page.getByRole('button', { name: 'New episode' }).click();
   await expect(page.getByRole('heading', { name: /random, seed 5/ })).toBeVisible();
   await expect(page.getByText('Ready: press Play or Step.')).toBeVisible();
-  await page.getByRole('button', { name: 'Step' }).click();
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
   await expect(steps).toHaveCount(1);
   await expect(steps.first().locator('.step-action')).toHaveText(first ?? '');
 });

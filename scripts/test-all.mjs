@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: every suite of the project, in order — lint, typecheck, unit (Vitest), timing (the linear-time Vitest
-// files, alone), python (unittest: the Python client in python/ against a real `sqlenv serve`), python-types (mypy
-// --strict over the client), build, e2e (Playwright).
+// `npm test`: every suite of the project, in order — lint, typecheck, unit (Vitest), python (unittest: the Python
+// client in python/ against a real `sqlenv serve`), python-types (mypy --strict over the client), build, e2e
+// (Playwright).
 //
 // How to read the counts: lint, typecheck and build are one test each (passed or failed); Vitest and Playwright
 // count their own tests from their JSON reports (failed includes errors and timeouts; skipped is reported apart);
@@ -20,13 +20,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
 const REPORTS = join(ROOT, '.cache', 'reports');
 const VITEST_REPORT = join(REPORTS, 'vitest.json');
-const TIMING_REPORT = join(REPORTS, 'vitest-timing.json');
-/**
- * Tests that compare the time of one call at growing input sizes (linear-time checks, tests/fixtures/
- * time-per-call.ts). They run alone, after the other unit tests: next to a file that starts SQL workers or plays a
- * reward audit, a share of the two cores comes and goes for seconds, which moves a 10× ratio past its limit.
- */
-const TIMING_TESTS = ['tests/env/parse-linear.test.ts', 'tests/ui/play-answer-table.test.ts'];
 /** Must match E2E_JSON_REPORT in playwright.config.ts. */
 const PLAYWRIGHT_REPORT = join(REPORTS, 'playwright.json');
 const MINUTE = 60_000;
@@ -47,17 +40,10 @@ const SUITES = [
   { name: 'typecheck', command: [join(BIN, 'tsc'), '--noEmit', '-p', '.'], timeoutMs: 10 * MINUTE, count: stepCounts },
   {
     name: 'unit',
-    command: [join(BIN, 'vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_REPORT}`, ...TIMING_TESTS.map((f) => `--exclude=${f}`)],
+    command: [join(BIN, 'vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_REPORT}`],
     timeoutMs: 45 * MINUTE,
     before: () => rmSync(VITEST_REPORT, { force: true }),
     count: (code) => vitestCounts(readJson(VITEST_REPORT), code, ROOT),
-  },
-  {
-    name: 'timing',
-    command: [join(BIN, 'vitest'), 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${TIMING_REPORT}`, ...TIMING_TESTS],
-    timeoutMs: 10 * MINUTE,
-    before: () => rmSync(TIMING_REPORT, { force: true }),
-    count: (code) => vitestCounts(readJson(TIMING_REPORT), code, ROOT),
   },
   {
     name: 'python',

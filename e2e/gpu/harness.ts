@@ -81,20 +81,36 @@ export async function runCheckInPage(page: Page, name: string, seed: number): Pr
 }
 
 /**
- * Declares one Playwright test per check: each opens the harness, runs its check with the run's seed (RUN_SEED, and
- * the next `draws − 1` seeds), prints every case's largest absolute/relative difference against the tolerance it is
- * held to (and the check's notes), and fails naming the cases out of tolerance.
+ * Declares one Playwright test per check, all on ONE harness page (so one GPU device) per `describeChecks` call, as
+ * the Node suite shares one GpuContext per file (tests/gpu/checks-node-suite.ts): opening a page, loading the bundle
+ * and acquiring a device cost 2–3 s per test on SwiftShader, and a fresh device compiled again every pipeline that the
+ * previous check had already built. Each test runs its check with the run's seed (RUN_SEED, and the next `draws − 1`
+ * seeds), prints every case's largest absolute/relative difference against the tolerance it is held to (and the
+ * check's notes), and fails naming the cases out of tolerance. After a failure Playwright starts a fresh worker,
+ * whose `beforeAll` opens a fresh page, so a check never runs on a device that a failed check left behind.
  */
 export function describeChecks(title: string, checks: readonly string[], options: DescribeOptions = {}): void {
   const seeds = Array.from({ length: options.draws ?? 1 }, (_, i) => RUN_SEED.seed + i);
   test.describe(title, () => {
+    let page: Page | null = null;
+    test.beforeAll(async ({ browser }, testInfo) => {
+      // The first page of a worker also builds the harness bundle (Vite), which the 60 s default leaves tight on a
+      // loaded 2-core machine; it used to share each check's own, longer, limit.
+      testInfo.setTimeout(180_000);
+      page = await browser.newPage({ baseURL: testInfo.project.use.baseURL });
+      await openHarness(page);
+    });
+    test.afterAll(async () => {
+      await page?.close();
+      page = null;
+    });
     for (const name of checks) {
-      test(name, async ({ page }) => {
+      test(name, async () => {
+        if (!page) throw new Error(`gpu harness: no page for ${name} (beforeAll failed)`);
         const timeout = typeof options.timeoutMs === 'function' ? options.timeoutMs(name) : options.timeoutMs;
         if (timeout !== undefined) test.setTimeout(timeout);
         console.log(describeSeed(RUN_SEED, 'npx playwright test e2e/gpu'));
         test.info().annotations.push({ type: 'seed', description: seeds.join(', ') });
-        await openHarness(page);
         for (const seed of seeds) await runCheckInPage(page, name, seed);
       });
     }

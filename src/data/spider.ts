@@ -77,11 +77,6 @@ interface PendingQuestion {
 /** The executor key every Spider database is loaded under in turn (each load replaces the previous one). */
 const IMPORT_KEY = 'spider-import';
 
-/** A database's file inside a Spider folder on disk. */
-export function spiderDatabasePath(spiderDir: string, dbId: string): string {
-  return `${spiderDir.replace(/[\\/]+$/, '')}/${spiderDatabaseFile(dbId)}`;
-}
-
 function sourceOf(source: SpiderSource | string): SpiderSource {
   return typeof source === 'string' ? folderSpiderSource(source) : source;
 }

@@ -76,9 +76,12 @@ export interface SplitInput {
   goldTies?: GoldTies;
 }
 
-/** Gold SQL reduced to what identifies the query: case, whitespace and a trailing ';' do not count. */
+/**
+ * Gold SQL reduced to what identifies the query: case, whitespace and a trailing ';' do not count. Trimmed again
+ * after the ';' goes, so `SELECT 1 ;` is `select 1`, as `SELECT 1` is.
+ */
 export function normalizeGoldSql(sql: string): string {
-  return sql.trim().replace(/;+\s*$/, '').replace(/\s+/g, ' ').toLowerCase();
+  return sql.trim().replace(/;+\s*$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 /** Type-tagged key of one cell, as the strict verifier's `valueKey`: `null` | `n:<number>` | `s:<text>` | `b:<hex>`. */

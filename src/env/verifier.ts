@@ -8,7 +8,8 @@
  *   1. both results have no rows → match (whatever their columns);
  *   2. different row counts → no match;
  *   3. different column counts (width of the first row) → no match;
- *   4. quick reject: each row's values, sorted, must agree as a bag (as a list when order matters);
+ *   4. quick reject: each row's values, sorted, must agree as a bag (when order matters this step is left out: the
+ *      column-vector test of step 5 implies it);
  *   5. search for a column permutation under which the rows agree.
  *
  * Values compare as SQLite hands them to sql.js (`valueKey`): numbers by value, so 1 equals 1.0 (one JS number) and
@@ -24,6 +25,8 @@
  *   carries the id of its prefix tuple), so a wrong prefix is dropped at once, at O(n) per step.
  * - Predicted columns with identical value vectors are interchangeable, so only the first unused one is tried.
  * - When order matters, a permutation exists iff the gold and predicted column vectors agree as a multiset: O(n·m).
+ * - A gold column that no predicted column can stand for has no candidates; the search assigns columns with the
+ *   fewest candidates first, so it ends at once, having visited no row.
  * - Cap: the search stops after MAX_SEARCH_WORK row visits and answers "no match". Refinement makes this unreachable
  *   for real results (a 10k-row, 10-column result needs a few hundred thousand visits); it exists so an adversarial
  *   table cannot stall a step.
@@ -67,15 +70,15 @@ export interface MatchCost {
 
 /**
  * Strict execution match of `pred` against `gold` (Spider's `result_eq`); see the header for the rules. `cost`, when
- * given, receives what the permutation search spent.
+ * given, receives what the permutation search spent; `maxSearchWork` is the search's cap (tests lower it to reach the
+ * give-up on a small table).
  */
-export function executionMatch(gold: ResultTable, pred: ResultTable, orderMatters: boolean, cost?: MatchCost): boolean {
+export function executionMatch(gold: ResultTable, pred: ResultTable, orderMatters: boolean, cost?: MatchCost, maxSearchWork = MAX_SEARCH_WORK): boolean {
   if (cost) cost.searchWork = 0;
   const n = gold.rows.length;
   if (n === 0 && pred.rows.length === 0) return true;
   if (pred.rows.length !== n) return false;
   const m = gold.rows[0].length;
-  if (pred.rows[0].length !== m) return false;
   if (!gold.rows.every((r) => r.length === m) || !pred.rows.every((r) => r.length === m)) return false;
 
   // Intern every value once, shared by both tables, so cells become small integers: (n, m) row-major.
@@ -83,9 +86,9 @@ export function executionMatch(gold: ResultTable, pred: ResultTable, orderMatter
   const g = internTable(gold.rows, m, ids);
   const p = internTable(pred.rows, m, ids);
 
-  if (!sortedRowsAgree(g, p, n, m, orderMatters)) return false;
   if (orderMatters) return sameBag(columnVectors(g, n, m), columnVectors(p, n, m));
-  return searchPermutation(g, p, n, m, ids.size, cost);
+  if (!sortedRowsAgree(g, p, n, m)) return false;
+  return searchPermutation(g, p, n, m, ids.size, maxSearchWork, cost);
 }
 
 /** Cells of `rows` (n, m) as interned ids, row-major. */
@@ -105,13 +108,9 @@ function internTable(rows: SqlValue[][], m: number, ids: Map<string, number>): I
   return out;
 }
 
-/** Step 4 (`quick_rej`): each row's sorted ids, compared as a bag, or as a list when order matters. */
-function sortedRowsAgree(g: Int32Array, p: Int32Array, n: number, m: number, orderMatters: boolean): boolean {
+/** Step 4 (`quick_rej`), order ignored: each row's sorted ids, compared as a bag. */
+function sortedRowsAgree(g: Int32Array, p: Int32Array, n: number, m: number): boolean {
   const rowKey = (t: Int32Array, r: number): string => t.slice(r * m, (r + 1) * m).sort().join(',');
-  if (orderMatters) {
-    for (let r = 0; r < n; r++) if (rowKey(g, r) !== rowKey(p, r)) return false;
-    return true;
-  }
   const gk: string[] = [];
   const pk: string[] = [];
   for (let r = 0; r < n; r++) {
@@ -156,11 +155,11 @@ export function sameBag(a: readonly string[], b: readonly string[]): boolean {
  * Step 5, order ignored: is there a column permutation under which the row bags agree? `numIds` bounds the interned
  * ids, so (prefix group, id) pairs pack into one number: groups < n, so the product stays far below 2^53.
  */
-function searchPermutation(g: Int32Array, p: Int32Array, n: number, m: number, numIds: number, cost?: MatchCost): boolean {
+function searchPermutation(g: Int32Array, p: Int32Array, n: number, m: number, numIds: number, maxWork: number, cost?: MatchCost): boolean {
   const gBags = Array.from({ length: m }, (_, c) => columnBag(g, n, m, c));
   const pBags = Array.from({ length: m }, (_, c) => columnBag(p, n, m, c));
+  // A gold column without candidates sorts first below, so the search then ends before visiting a row.
   const candidates = gBags.map((bag) => pBags.flatMap((pb, j) => (pb === bag ? [j] : [])));
-  if (candidates.some((c) => c.length === 0)) return false;
 
   // Identical predicted columns: class[j] is the first column with j's vector.
   const pVectors = columnVectors(p, n, m);
@@ -208,7 +207,7 @@ function searchPermutation(g: Int32Array, p: Int32Array, n: number, m: number, n
     if (d === m) return true;
     for (const pj of candidates[order[d]]) {
       if (used[pj] || shadowed(pj)) continue;
-      if (work > MAX_SEARCH_WORK) return false;
+      if (work > maxWork) return false;
       if (!refine(d, order[d], pj)) continue;
       used[pj] = 1;
       if (assign(d + 1)) return true;

@@ -118,7 +118,3 @@ export interface EpisodeRecord {
 export function recordJson(record: EpisodeRecord): string {
   return JSON.stringify(record, (_key, v: unknown) => (v instanceof Uint8Array ? { $blob: blobHex(v) } : v));
 }
-
-export function toJsonl(records: readonly EpisodeRecord[]): string {
-  return records.map(recordJson).join('\n') + (records.length > 0 ? '\n' : '');
-}

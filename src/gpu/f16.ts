@@ -81,14 +81,6 @@ export function packF16Matrix(values: ArrayLike<number>, rows: number, cols: num
   return packF16(values);
 }
 
-/** Packs raw bf16 bit patterns (as safetensors stores them) to packed f16 words, via their exact f32 values. */
-export function packF16FromBf16(bf16: Uint16Array): Uint32Array {
-  const f32 = new Float32Array(bf16.length);
-  const f32Bits = new Uint32Array(f32.buffer);
-  for (let i = 0; i < bf16.length; i++) f32Bits[i] = bf16[i] << 16;
-  return packF16(f32);
-}
-
 /** Unpacks words written by `packF16` back to numbers (`count` elements). */
 export function unpackF16(words: Uint32Array, count = words.length * 2): Float64Array {
   const out = new Float64Array(count);

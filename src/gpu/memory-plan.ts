@@ -263,25 +263,3 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${bytes} B`;
 }
-
-/**
- * The plan as text: totals by kind, then the entries, with per-layer entries of layers 1..L−1 folded into "× L"
- * lines (every layer has the same shapes).
- */
-export function formatPlan(plan: MemoryPlan, { allEntries = false } = {}): string {
-  const lines: string[] = [];
-  const { batch, context, maxTokens, lora } = plan.options;
-  lines.push(`memory plan: B=${batch} S=${context} T=${maxTokens} weights=${plan.options.weights} kv=${plan.options.kvCache}${lora ? ` LoRA R=${lora.rank} on ${lora.targets.join(',')}` : ''}`);
-  for (const [kind, bytes] of Object.entries(plan.byKind)) if (bytes > 0) lines.push(`  ${kind.padEnd(11)} ${formatBytes(bytes).padStart(11)}`);
-  lines.push(`  ${'total'.padEnd(11)} ${formatBytes(plan.totalBytes).padStart(11)}   (largest buffer ${formatBytes(plan.largestBufferBytes)})`);
-  const L = plan.dims.numLayers;
-  for (const e of plan.entries) {
-    if (!allEntries && e.layer !== null && e.layer > 0) continue;
-    const perLayer = !allEntries && e.layer === 0;
-    const name = perLayer ? e.name.replace(/\.0\./, '.{l}.').replace(/^kv\.0/, 'kv.{l}') : e.name;
-    const bytes = perLayer ? `${formatBytes(e.bytes)} × ${L}` : formatBytes(e.bytes);
-    const chunks = e.chunks ? `  split in ${e.chunks.length} (${e.chunks.map((c) => c.rows).join('+')} rows)` : '';
-    lines.push(`  ${e.kind.padEnd(11)} ${name.padEnd(52)} ${e.dtype.padEnd(6)} (${e.shape.join(', ')})`.padEnd(100) + ` ${bytes}${chunks}`);
-  }
-  return lines.join('\n');
-}

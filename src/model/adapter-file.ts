@@ -18,7 +18,7 @@
  * only once everything has been checked, so nothing is ever half-loaded.
  */
 import type { ModelConfig } from './config.ts';
-import { LORA_TARGETS, LoraConfigError, loraShapes, parsePeftAdapterConfig, peftTensorName, toPeftAdapterConfig, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraPair, type LoraTarget } from './lora.ts';
+import { LORA_TARGETS, LoraConfigError, loraShapes, loraToTensors, parsePeftAdapterConfig, peftTensorName, toPeftAdapterConfig, validateLoraConfig, type LoraAdapter, type LoraConfig, type LoraPair, type LoraTarget } from './lora.ts';
 import { compileLinearRegex, LinearRegexError, type LinearRegex } from './linear-regex.ts';
 import { checkBytesFit } from './model-budget.ts';
 import { hubIdOfModelLabel, MODEL_CARD_FILE, peftModelCard } from './model-card.ts';
@@ -69,14 +69,7 @@ export function writePeftAdapter(adapter: LoraAdapter, base: { modelId: string; 
   }
   const dtype = options.dtype ?? 'F32';
   const tensors = new Map<string, TensorToWrite>();
-  adapter.layers.forEach((layer, i) => {
-    for (const t of LORA_TARGETS) {
-      const pair = layer[t];
-      if (pair === undefined) continue;
-      tensors.set(peftTensorName(i, t, 'A'), { shape: pair.a.shape, data: pair.a.data, dtype });
-      tensors.set(peftTensorName(i, t, 'B'), { shape: pair.b.shape, data: pair.b.data, dtype });
-    }
-  });
+  for (const [name, tensor] of loraToTensors(adapter)) tensors.set(name, { shape: tensor.shape, data: tensor.data, dtype });
   const baseModel = hubIdOfModelLabel(base.modelId) ?? base.modelId;
   return {
     [ADAPTER_WEIGHTS_FILE]: writeSafetensors(tensors, { format: 'pt' }),
@@ -201,6 +194,13 @@ export function readPeftAdapter(files: { safetensors: Uint8Array; configJson: st
 
 /** Bytes an adapter's f32 A and B may take in memory (Qwen3-0.6B at rank 64 on all seven projections: 0.2 GB). */
 export const MAX_ADAPTER_BYTES = 1024 ** 3;
+
+/**
+ * Bytes an adapter_model.safetensors file may have, checked from a picked file's size before it is read: its tensors
+ * (at most 4 bytes an element, F32 being the widest dtype read) within MAX_ADAPTER_BYTES, plus the length prefix and
+ * a header of at most 100 MiB (safetensors.ts refuses a longer one).
+ */
+export const MAX_ADAPTER_FILE_BYTES = MAX_ADAPTER_BYTES + 8 + 100 * 1024 * 1024;
 
 /** Refuses (before anything is allocated) an adapter whose f32 pairs for every layer would exceed MAX_ADAPTER_BYTES. */
 function checkAdapterFits(model: ModelConfig, lora: LoraConfig): void {

@@ -1,6 +1,7 @@
 /**
  * Where PEFT adapter files come from: the Hugging Face Hub (or a mirror), through hub.ts's machinery — same base URL,
- * revision, Cache Storage store, resume, progress and cancel as a model download — or files the user picked.
+ * revision, Cache Storage store, resume, progress and cancel as a model download. (Files the user picks go from the
+ * Train view to the worker's adapter library: src/ui/train/adapter-actions.ts.)
  *
  * Order: adapter_config.json first, parsed and checked against the base model (a DoRA adapter, a regex that reaches
  * lm_head, an unsupported pattern… is refused before the weights move), then adapter_model.safetensors, whose header
@@ -10,9 +11,8 @@
 import type { FileStore } from './cache.ts';
 import type { ModelConfig } from './config.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, AdapterFileError, peftBaseModel, readPeftAdapter, readPeftAdapterConfig } from './adapter-file.ts';
-import { checkFileSize, fileCap, FileTooLargeError } from './file-caps.ts';
+import { fileCap, FileTooLargeError } from './file-caps.ts';
 import { DEFAULT_HUB_BASE, downloadFile, fileKey, HubFileNotFoundError, ProgressTracker, type DownloadProgress, type FetchLike } from './hub.ts';
-import type { LocalFile } from './local-folder.ts';
 import type { LoraAdapter } from './lora.ts';
 import { DEFAULT_REVISION } from './registry.ts';
 import { SafetensorsError } from './safetensors.ts';
@@ -74,45 +74,6 @@ export async function downloadPeftAdapter(repo: string, options: DownloadAdapter
   const safetensors = await get(ADAPTER_WEIGHTS_FILE);
   const adapter = readPeftAdapter({ safetensors, configJson }, options.model);
   return { adapter, baseModel: peftBaseModel(configJson), label: folder === '' ? repo : `${repo}/${folder}` };
-}
-
-/**
- * A PEFT adapter from files the user picked (the two files, or a folder holding them; the shallowest pair wins).
- * A lone `adapter_model.bin` is refused with the fix.
- */
-export async function readLocalPeftAdapter(files: readonly LocalFile[], model: ModelConfig): Promise<LoadedPeftAdapter> {
-  const byDepth = (name: string) =>
-    files
-      .map((f) => ({ f, path: f.path.replace(/\\/g, '/').replace(/^\/+/, '') }))
-      .filter(({ path }) => path === name || path.endsWith(`/${name}`))
-      .sort((a, b) => a.path.split('/').length - b.path.split('/').length || a.path.localeCompare(b.path))[0];
-  const config = byDepth(ADAPTER_CONFIG_FILE);
-  const weights = byDepth(ADAPTER_WEIGHTS_FILE);
-  if (config === undefined) throw new AdapterFileError(ADAPTER_CONFIG_FILE, `is missing from the ${files.length} picked file(s): ${HINT}`);
-  if (weights === undefined) {
-    const bin = byDepth('adapter_model.bin') !== undefined ? ' (adapter_model.bin is a PyTorch pickle, which a browser cannot read safely; re-save it as safetensors)' : '';
-    throw new AdapterFileError(ADAPTER_WEIGHTS_FILE, `is missing from the ${files.length} picked file(s)${bin}: ${HINT}`);
-  }
-  const configSize = config.f.data instanceof Uint8Array ? config.f.data.length : config.f.data.size;
-  try {
-    checkFileSize(ADAPTER_CONFIG_FILE, configSize); // before a byte of either file is read
-  } catch (e) {
-    throw new AdapterFileError(ADAPTER_CONFIG_FILE, (e as Error).message, null, { cause: e });
-  }
-  const [configBytes, safetensors] = await Promise.all([bytesOf(config.f), bytesOf(weights.f)]);
-  const configJson = decodeConfig(configBytes);
-  const adapter = readPeftAdapter({ safetensors, configJson }, model);
-  const label = config.path.includes('/') ? config.path.slice(0, config.path.lastIndexOf('/')) : 'picked files';
-  return { adapter, baseModel: peftBaseModel(configJson), label };
-}
-
-async function bytesOf(file: LocalFile): Promise<Uint8Array> {
-  const name = file.path.split('/').pop() ?? file.path;
-  try {
-    return file.data instanceof Uint8Array ? file.data : new Uint8Array(await file.data.arrayBuffer());
-  } catch (e) {
-    throw new AdapterFileError(name, `could not be read (${(e as Error).message}); was it moved or deleted after it was picked?`, null, { cause: e });
-  }
 }
 
 function decodeConfig(bytes: Uint8Array): string {

@@ -93,19 +93,6 @@ export function loraShapes(model: ModelConfig, lora: LoraConfig, target: LoraTar
   return { a: [lora.rank, inp], b: [out, lora.rank] };
 }
 
-/** Every adapter tensor with its PEFT name and shape, layer by layer, targets in LORA_TARGETS order. */
-export function expectedLoraTensors(model: ModelConfig, lora: LoraConfig): Array<{ name: string; shape: number[] }> {
-  const out: Array<{ name: string; shape: number[] }> = [];
-  for (let i = 0; i < model.numLayers; i++) {
-    for (const t of LORA_TARGETS) {
-      if (!lora.targetModules.includes(t)) continue;
-      const s = loraShapes(model, lora, t);
-      out.push({ name: peftTensorName(i, t, 'A'), shape: s.a }, { name: peftTensorName(i, t, 'B'), shape: s.b });
-    }
-  }
-  return out;
-}
-
 /**
  * A fresh adapter: A uniform in ±1/sqrt(in) from the seeded generator, B zero (`bInit` overrides B's init, for tests
  * that need a non-zero adapter). f64 storage so the reference can take finite differences through it.
@@ -130,7 +117,10 @@ export function createLoraAdapter(model: ModelConfig, lora: LoraConfig, rng: Rng
   return { config: lora, layers };
 }
 
-/** The adapter as PEFT-named tensors (for safetensors). */
+/**
+ * The adapter as PEFT-named tensors, layer by layer, targets in LORA_TARGETS order: the one mapping from adapter to
+ * file names (writePeftAdapter writes it; readPeftAdapter reads the same names back through `peftTensorName`).
+ */
 export function loraToTensors(adapter: LoraAdapter): Map<string, Tensor> {
   const out = new Map<string, Tensor>();
   adapter.layers.forEach((layer, i) => {
@@ -142,30 +132,6 @@ export function loraToTensors(adapter: LoraAdapter): Map<string, Tensor> {
     }
   });
   return out;
-}
-
-/** An adapter from PEFT-named tensors, checking every expected tensor's presence and shape. */
-export function loraFromTensors(model: ModelConfig, lora: LoraConfig, tensors: ReadonlyMap<string, Tensor>): LoraAdapter {
-  validateLoraConfig(lora);
-  const layers: LoraAdapter['layers'] = [];
-  for (let i = 0; i < model.numLayers; i++) {
-    const layer: Partial<Record<LoraTarget, LoraPair>> = {};
-    for (const t of lora.targetModules) {
-      const s = loraShapes(model, lora, t);
-      const get = (which: 'A' | 'B', shape: number[]): Tensor => {
-        const name = peftTensorName(i, t, which);
-        const tensor = tensors.get(name);
-        if (tensor === undefined) throw new LoraConfigError(name, 'missing from the adapter file');
-        if (tensor.shape.join(',') !== shape.join(',')) {
-          throw new LoraConfigError(name, `shape [${tensor.shape.join(', ')}] does not match [${shape.join(', ')}] (rank ${lora.rank})`);
-        }
-        return tensor;
-      };
-      layer[t] = { a: get('A', s.a), b: get('B', s.b) };
-    }
-    layers.push(layer);
-  }
-  return { config: lora, layers };
 }
 
 /** PEFT's adapter_config.json for this adapter. */

@@ -35,7 +35,7 @@ import { compareEngines, type Contender, type EngineComparison, type EngineCompa
 import { createEnvServices, type EnvServices, type EnvServicesOptions } from './services/env-services.ts';
 import type { ExplainProgress, ExplainRequest } from './services/explain-service.ts';
 import type { TjsLoadRequest, TjsModelInfo } from './services/tjs-model-service.ts';
-import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, HubAdapterOptions, TrainEvent, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
+import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, HubAdapterOptions, ReadsDefaults, ReadsEvent, ReadsStartRequest, TrainEvent, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
 
 export class EnvApi {
   constructor(private readonly s: EnvServices) {}
@@ -116,6 +116,9 @@ export class EnvApi {
   /** Runs an earlier page left unfinished (reloaded or closed mid-run): what to load and where to resume from. */
   interruptedTrainingRuns(): Promise<ActiveRunRecord[]> { return this.s.training.interruptedRuns(); }
   discardInterruptedRun(runId: string): Promise<void> { return this.s.training.discardInterruptedRun(runId); }
+  /** The toy task "learn to read": its default sizes and fixed-answer ceiling; its run (no loaded model needed). */
+  readsDefaults(): ReadsDefaults { return this.s.training.readsDefaults(); }
+  startReadsTraining(request: ReadsStartRequest, onEvent: (e: ReadsEvent) => void): Promise<void> { return this.s.training.startReads(request, onEvent); }
 
   close(): Promise<void> { return this.s.close(); }
 }

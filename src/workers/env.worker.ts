@@ -14,7 +14,8 @@ import { createBrowserSqlExecutor } from '../sql/browser-worker.ts';
 import { createEnvApi } from './env-api.ts';
 import { loadLlm } from './llm-generate.ts';
 import { loadTjs } from './tjs/tjs-generate.ts';
-import { createGpuTrainSession } from './train-gpu-model.ts';
+import sqlWasmUrl from 'sql.js/dist/sql-wasm.wasm?url';
+import { createGpuReadsSession, createGpuTrainSession } from './train-gpu-model.ts';
 
 const baseUrl = self.name || new URL('../', self.location.href).href;
 
@@ -24,6 +25,9 @@ const api = createEnvApi({
   bundleNames: () => readBundleIndex(new URL('bundles/', baseUrl).href),
   loadLlm: (source, onProgress, options) => loadLlm(source, baseUrl, onProgress, options),
   createTrainSession: (source, loaded, request) => createGpuTrainSession(source, baseUrl, loaded.tokenizer, request),
+  // The Train view's toy task builds its databases with sql.js in this worker (its WASM is the app's own copy).
+  // sql.js is imported only when the toy runs, so the worker's start-up does not grow.
+  readsTask: { sql: async () => (await import('sql.js')).default({ locateFile: () => sqlWasmUrl }), createSession: createGpuReadsSession },
   // transformers.js's ONNX Runtime WASM: the app's own copy (Vite emits it), never a CDN.
   loadTjs: (source, options, onProgress) => loadTjs(source, baseUrl, ortWasmUrl, options, onProgress),
 });

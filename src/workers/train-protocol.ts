@@ -5,7 +5,7 @@
  * data only: everything here crosses `postMessage`.
  */
 import type { TrainerState } from '../train/trainer.ts';
-import type { EvalPoint, StepMetrics, TraceEntry, TrainConfig, TrainProgress } from '../train/types.ts';
+import type { EvalPoint, StepMetrics, TraceEntry, TrainAlgo, TrainConfig, TrainProgress } from '../train/types.ts';
 import type { LlmSource } from './llm-source.ts';
 import type { LlmPolicySettings } from './llm-settings.ts';
 
@@ -32,6 +32,64 @@ export type TrainEvent =
   | { type: 'progress'; progress: TrainProgress }
   /** The run ended with an error: `suggestion` names a smaller setting when the device ran out of memory. */
   | { type: 'error'; message: string; suggestion?: Partial<TrainConfig> };
+
+/**
+ * The toy run "learn to read" (train-reads-session.ts, the run of src/train/toy-reads-run.ts): a tiny model the worker
+ * builds itself, no loaded model needed. The sizes a person may shorten; an absent one is the run's own default
+ * (`ReadsDefaults`, read from the worker so the numbers live only in toy-reads-run.ts).
+ */
+/** How the view names the toy task (also the run's `dataset` on screen). */
+export const READS_TASK_LABEL = 'Toy: learn to read';
+
+export interface ReadsStartRequest {
+  /** Draws the SFT, GRPO and fresh databases (and seeds the updates). */
+  runSeed: number;
+  sftSteps?: number;
+  grpoSteps?: number;
+  /** Databases whose Oracle transcripts the warm-up learns from, and databases GRPO trains on (5 questions each). */
+  sftDatabases?: number;
+  grpoDatabases?: number;
+  /** Fresh databases measured before and after GRPO (5 questions each). */
+  freshDatabases?: number;
+}
+
+/** The toy run's defaults and the exact best fixed-answer success rate (what reading must beat). */
+export interface ReadsDefaults {
+  sftSteps: number;
+  grpoSteps: number;
+  sftDatabases: number;
+  grpoDatabases: number;
+  freshDatabases: number;
+  ceiling: number;
+}
+
+/** One fresh-database measure of the toy run (the plain-data part of src/train/toy-reads-run.ts `ReadsMeasure`). */
+export interface ReadsFreshMeasure {
+  /** Share of fresh episodes answered correctly (one sampled episode per question). */
+  success: number;
+  /** Share of episodes whose ANSWER copies a value an earlier observation showed. */
+  copied: number;
+  /** Share of episodes that ended with an ANSWER. */
+  answered: number;
+  episodes: number;
+}
+
+/** What the toy run ends with: fresh success after the warm-up (the lr-0 control), after GRPO, and the ceiling. */
+export interface ReadsResult {
+  runSeed: number;
+  ceiling: number;
+  before: ReadsFreshMeasure;
+  after: ReadsFreshMeasure;
+}
+
+/**
+ * The toy run's events: a training run's, plus 'stage' (the run moves from its SFT warm-up to GRPO: steps count
+ * from 1 again, so the charts start over) and 'readsResult' (the measures, once, before the final phase).
+ */
+export type ReadsEvent =
+  | TrainEvent
+  | { type: 'stage'; algo: TrainAlgo; totalSteps: number; message: string }
+  | { type: 'readsResult'; result: ReadsResult };
 
 /** A saved point of a run (IndexedDB): enough to resume it after a reload. */
 export interface CheckpointInfo {

@@ -33,40 +33,20 @@ import type { ModelConfig } from '../model/config.ts';
 import type { LoraConfig } from '../model/lora.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import { MicroBatchError } from '../train/microbatch.ts';
-import type { CheckpointableModel } from '../train/policy-model.ts';
 import { TrainMemoryError, Trainer, validateTrainConfig, type PausePoint } from '../train/trainer.ts';
 import type { TrainConfig } from '../train/types.ts';
 import { ProgressReporter } from '../train/progress.ts';
 import type { AdapterLibrary } from './adapter-library.ts';
 import type { LlmSource } from './llm-source.ts';
 import type { LlmPolicySettings } from './llm-settings.ts';
-import type { ActiveRunRecord, CheckpointInfo, TrainEvent, TrainModelSource, TrainPhase, TrainRunHistory, TrainStartRequest, TrainStatus } from './train-protocol.ts';
+import { READS_TASK_LABEL, type ActiveRunRecord, type CheckpointInfo, type ReadsDefaults, type ReadsEvent, type ReadsStartRequest, type TrainEvent, type TrainModelSource, type TrainPhase, type TrainRunHistory, type TrainStartRequest, type TrainStatus } from './train-protocol.ts';
 import { checkCheckpoint, type CheckedCheckpoint } from './train-checkpoint.ts';
+import { ReadsRun, readsDefaults, readsSizes, resolveReadsRequest, type ReadsTaskHost } from './train-reads-session.ts';
+import type { TrainModelRequest, TrainSession, TrainSessionModel } from './train-session.ts';
 import { isQuotaError, TrainStorageFullError, typedArrayBytes, type StoredCheckpoint, type TrainStore } from './train-store.ts';
 
-/** What a run needs of its model beyond training: adapter and AdamW state in and out (checkpoints, resume). */
-export type TrainSessionModel = CheckpointableModel;
-
-/** A model made for one run, and how to let it go (its GPU buffers and device). */
-export interface TrainSession {
-  model: TrainSessionModel;
-  destroy(): void;
-  /** The device loss that broke the run, if that is what happened (null otherwise). */
-  deviceLost?(): Error | null;
-}
-
-export interface TrainModelRequest {
-  lora: LoraConfig;
-  /** Seeds the fresh adapter's A. */
-  seed: number;
-  rolloutSlots: number;
-  contextTokens: number;
-  /** 0 = derive from the device's memory. */
-  microBatchTokens: number;
-  onProgress(loaded: number, total: number, message: string): void;
-  /** Aborted when the run is stopped while its model loads: the factory gives up between chunks and before the upload. */
-  signal?: AbortSignal;
-}
+/** Re-exported for the hosts and tests that import them from here. */
+export type { TrainModelRequest, TrainSession, TrainSessionModel };
 
 /** The model held by the service, as training sees it. */
 export interface TrainBase {
@@ -89,6 +69,8 @@ export interface TrainServiceDeps {
   /** Called before a run's model is made (the worker frees its inference engine's GPU memory). */
   beforeSession?(): void;
   now?(): number;
+  /** The toy task "learn to read" (train-reads-session.ts); absent where the host cannot run it. */
+  reads?: ReadsTaskHost;
 }
 
 /** Checkpoints kept per run (older ones are dropped once a newer one is saved). */
@@ -124,7 +106,10 @@ export function recordedSource(source: LlmSource | undefined): TrainModelSource 
 
 export class TrainService {
   private run: Run | null = null;
+  /** The toy run going on (one run of either kind at a time: both train on this worker's GPU). */
+  private readsRun: ReadsRun | null = null;
   private runs = 0;
+  private readsDefaultsValue: ReadsDefaults | null = null;
 
   constructor(private readonly deps: TrainServiceDeps) {}
 
@@ -133,6 +118,8 @@ export class TrainService {
   }
 
   status(): TrainStatus {
+    const t = this.readsRun;
+    if (t) return { phase: t.phase, runId: 'toy-reads', step: t.step, totalSteps: t.totalSteps, dataset: READS_TASK_LABEL, adapterId: '' };
     const r = this.run;
     if (!r) return { phase: 'idle' };
     return { phase: r.phase, runId: r.runId, step: r.step, totalSteps: r.config.steps, dataset: r.request.dataset, adapterId: r.adapterId };
@@ -177,8 +164,32 @@ export class TrainService {
     else this.setPhase(r, 'loading');
   }
 
+  /** The toy run's default sizes and its fixed-answer ceiling (computed once). */
+  readsDefaults(): ReadsDefaults {
+    this.readsDefaultsValue ??= readsDefaults();
+    return this.readsDefaultsValue;
+  }
+
+  /**
+   * Runs the toy task "learn to read" (train-reads-session.ts): no loaded model needed; resolves when it has ended.
+   * What fails before it starts (a run going, no host, a bad size) rejects instead.
+   */
+  async startReads(request: ReadsStartRequest, onEvent: (e: ReadsEvent) => void): Promise<void> {
+    if (this.run || this.readsRun) throw new Error('A training run is in progress: stop it before starting another.');
+    const host = this.deps.reads;
+    if (!host) throw new RangeError('The toy task cannot run here (no WebGPU training host).');
+    const run = new ReadsRun(host, resolveReadsRequest(request, readsSizes()), onEvent, () => this.deps.beforeSession?.());
+    this.readsRun = run;
+    try {
+      await run.run();
+    } finally {
+      if (this.readsRun === run) this.readsRun = null;
+    }
+  }
+
   /** Stops the run within one decode step; `leaving`: the page is going away (the run's record is kept). */
   stop(options: { leaving?: boolean } = {}): void {
+    this.readsRun?.stop();
     const r = this.run;
     if (!r) return;
     r.stopRequested = true;
@@ -220,7 +231,7 @@ export class TrainService {
 
   /** Checks that a run can start now; what fails here rejects before any event. */
   private async prepare(request: TrainStartRequest): Promise<{ base: TrainBase; dataset: Dataset }> {
-    if (this.run) throw new Error('A training run is in progress: stop it before starting another.');
+    if (this.run || this.readsRun) throw new Error('A training run is in progress: stop it before starting another.');
     const base = this.deps.base();
     if (!base) throw new RangeError("No model is loaded: load one in Watch's Model panel, then train it.");
     validateTrainConfig(request.config);

@@ -1,6 +1,8 @@
 /**
  * `sqlenv export` as a user runs it: a real child process writing a JSONL file; exit 0 with a summary on stderr, 2 on
- * bad flags (leaving an existing file alone), 1 on a bad dataset or an unwritable folder.
+ * bad flags (leaving an existing file alone), 1 on a bad dataset or an unwritable folder. The bad flags but the last
+ * run main() in this process (sqlenvInProcess: a child costs ~1.3 s to start tsx); the last, `--bogus`, stays a child
+ * process, so exit code 2 reaching the shell is checked here too.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sqlenvInProcess } from './model-fixture.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/sqlenv.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sqlenv-export-'));
@@ -80,7 +83,8 @@ describe('sqlenv export', () => {
   ])('refuses bad flags %j with exit code 2', async (args, message) => {
     const out = join(dir, 'kept.jsonl');
     writeFileSync(out, 'old\n');
-    const run = await sqlenv(args.map((a) => (a === 'x.jsonl' ? out : a)));
+    const withOut = args.map((a) => (a === 'x.jsonl' ? out : a));
+    const run = await (args.includes('--bogus') ? sqlenv(withOut) : sqlenvInProcess(withOut));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(readFileSync(out, 'utf8')).toBe('old\n');

@@ -1,12 +1,14 @@
 /**
  * The model commands' flags: each bad flag exits 2 with a message naming it, before any model is read or any GPU
  * is touched (so these run fast); a resume with nothing to resume exits 1; `train --help` lists the settings.
+ * The argument errors run main() in this process (sqlenvInProcess: a child process costs ~1.3 s each to start tsx);
+ * the resume case runs `sqlenv` as a child process, so the exit code reaching the shell stays checked here too.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlenv } from './model-fixture.ts';
+import { sqlenv, sqlenvInProcess } from './model-fixture.ts';
 
 let root = '';
 beforeAll(async () => {
@@ -45,13 +47,13 @@ describe('model commands refuse bad flags with exit code 2', () => {
     [['train', '--resume', '--model', 'm', '--out', 'o', '--lr', '0.1'], /--lr cannot change when resuming/],
     [['train', '--resume', '--model', 'm', '--out', 'o', '--init-adapter', 'a'], /--init-adapter starts a new run/],
   ])('%j', async (args, message) => {
-    const run = await sqlenv(args);
+    const run = await sqlenvInProcess(args);
     expect(run.stderr).toMatch(message);
     expect(run.code).toBe(2);
   }, 60_000);
 
   it('refuses to start a new run in a folder that holds one', async () => {
-    const run = await sqlenv(['train', '--algo', 'sft', '--model', 'm', '--dataset', 'demo', '--out', join(root, 'run')]);
+    const run = await sqlenvInProcess(['train', '--algo', 'sft', '--model', 'm', '--dataset', 'demo', '--out', join(root, 'run')]);
     expect(run.stderr).toMatch(/already holds a run .*--resume/);
     expect(run.code).toBe(2);
   }, 60_000);
@@ -63,10 +65,10 @@ describe('model commands refuse bad flags with exit code 2', () => {
   }, 60_000);
 
   it('lists the Train view settings with --help and the commands in the usage', async () => {
-    const help = await sqlenv(['train', '--help']);
+    const help = await sqlenvInProcess(['train', '--help']);
     expect(help.code).toBe(0);
     for (const flag of ['--group-size', '--max-new-tokens-per-turn', '--lora-targets', '--checkpoint-every', '--adam-beta1']) expect(help.stdout).toContain(flag);
-    const usage = await sqlenv(['--help']);
+    const usage = await sqlenvInProcess(['--help']);
     expect(usage.stdout).toMatch(/sqlenv logits --model DIR/);
     expect(usage.stdout).toMatch(/sqlenv train --algo sft\|grpo/);
     expect(usage.stdout).toMatch(/--policy random\|oracle\|qwen/);

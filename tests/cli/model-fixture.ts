@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
 import { createRng } from '../../src/data/rng.ts';
 import { roundTripWeight, type WeightFormat } from '../../src/gpu/quant.ts';
 import type { ModelConfig } from '../../src/model/config.ts';
@@ -38,6 +39,28 @@ export function sqlenv(args: string[]): Promise<Run> {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end();
   });
+}
+
+/**
+ * `sqlenv …` run in THIS process: main() with stdout and stderr captured, its return value as the exit code. For
+ * argument errors, which main() answers before any model, GPU or worker is touched, this checks what a child process
+ * would, without the ~1.3 s (idle machine) that each child pays to start tsx and import the CLI. That main()'s code
+ * becomes the process's exit code (bin/sqlenv.mjs) stays checked by the tests that spawn `sqlenv`.
+ */
+export async function sqlenvInProcess(args: string[]): Promise<Run> {
+  const { main } = await import('../../src/cli/main.ts');
+  let stdout = '';
+  let stderr = '';
+  const text = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += text(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += text(chunk)), true));
+  try {
+    const code = await main(args);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
 }
 
 export function jsonLines(text: string): Array<Record<string, unknown>> {

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetError, toManifest } from '../../src/data/bundle.ts';
 import { readBundleFolder, writeBundleFolder } from '../../src/data/bundle-node.ts';
-import { formatImportReport, importSpider, spiderDatabasePath, type ImportReport } from '../../src/data/spider.ts';
+import { formatImportReport, importSpider, type ImportReport } from '../../src/data/spider.ts';
+import { spiderDatabaseFile } from '../../src/data/spider-source.ts';
 import { CURATED_DATABASES, normalizeGoldSql, sqlOnlySplit } from '../../src/data/split.ts';
 import { DIFFICULTIES, SPLITS, type Dataset } from '../../src/data/types.ts';
 import { valueKey } from '../../src/env/verifier.ts';
@@ -58,7 +59,7 @@ describe('importSpider on the Spider dev data', () => {
     expect(report.skipped['sql-error']).toBe(0);
     expect(report.skipped['too-large']).toBe(0);
     expect(report.skipped['unreadable-database']).toBe(0);
-    if (!existsSync(spiderDatabasePath(SPIDER_DIR, 'wta_1'))) {
+    if (!existsSync(join(SPIDER_DIR, spiderDatabaseFile('wta_1')))) {
       // The shared dev folder: wta_1's 62 questions have no database; of the 972 others, 49 return nothing.
       expect(report.questions).toBe(1034);
       expect(report.skipped['missing-database']).toBe(62);
@@ -105,7 +106,7 @@ describe('importSpider on the Spider dev data', () => {
     expect(report.splitMoves.trainToEval + report.splitMoves.evalToTrain).toBe(moved.length);
     expect(report.splitMoves.trainToEval).toBe(moved.filter((q) => q.split === 'eval').length);
     expect(formatImportReport(report)).toContain(`split: ${moved.length} questions moved relative to the SQL-only rule`);
-    if (!existsSync(spiderDatabasePath(SPIDER_DIR, 'wta_1'))) {
+    if (!existsSync(join(SPIDER_DIR, spiderDatabaseFile('wta_1')))) {
       // The shared dev folder (README tables): 27 moved; train/eval 468/232 by SQL alone → 467/233 (464/236 under
       // the strict-result rule, 463/237 with lenient answers and paraphrases but no tie links; docs/split.md lists
       // what each rule moved).

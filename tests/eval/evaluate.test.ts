@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SqlEnv } from '../../src/env/env.ts';
 import { evaluate } from '../../src/eval/evaluate.ts';
-import { toJsonl } from '../../src/eval/transcript.ts';
 import { OraclePolicy } from '../../src/policies/oracle.ts';
 import { RandomPolicy } from '../../src/policies/random.ts';
 import { useTinyDataset } from '../fixtures/tiny-dataset.ts';
@@ -35,15 +34,6 @@ describe('evaluate', () => {
     expect(new Set(ids.slice(0, 5)).size).toBe(5);
     expect(ids.slice(5)).toEqual(ids.slice(0, 2));
     expect(a.success_rate).toBeLessThan(1);
-  });
-
-  it('exports transcripts as JSONL, one episode per line', async () => {
-    const env = new SqlEnv(tiny.dataset, tiny.executor);
-    const report = await evaluate(env, new OraclePolicy(), { episodes: 2, seed: 1, split: 'train' });
-    const lines = toJsonl(report.records).trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(JSON.parse(lines[0])).toEqual(report.records[0]);
-    expect(toJsonl([])).toBe('');
   });
 
   it('stops when aborted and refuses an empty split', async () => {

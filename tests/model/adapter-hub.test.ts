@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../src/data/rng.ts';
 import { MemoryFileStore } from '../../src/model/cache.ts';
 import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, AdapterFileError, readPeftAdapter, writePeftAdapter } from '../../src/model/adapter-file.ts';
-import { downloadPeftAdapter, readLocalPeftAdapter } from '../../src/model/adapter-hub.ts';
+import { downloadPeftAdapter } from '../../src/model/adapter-hub.ts';
 import { CancelledError } from '../../src/util/cancelled.ts';
 import { createLoraAdapter, type LoraConfig } from '../../src/model/lora.ts';
 import { tinyModelConfig } from '../../src/model/tiny-model.ts';
@@ -133,30 +133,5 @@ describe('downloadPeftAdapter', () => {
     const controller = new AbortController();
     controller.abort();
     expect(await rejection(downloadPeftAdapter('me/good', { model: MODEL, base, store: new MemoryFileStore(), signal: controller.signal }))).toBeInstanceOf(CancelledError);
-  });
-});
-
-describe('readLocalPeftAdapter', () => {
-  const file = (path: string, data: Uint8Array | string) => ({ path, data: typeof data === 'string' ? new TextEncoder().encode(data) : data });
-
-  it('reads the two files from a picked folder (Blobs or bytes), the shallowest pair', async () => {
-    const picked = [
-      file('run/checkpoint-10/adapter_config.json', '{}'),
-      { path: 'run/adapter_model.safetensors', data: new Blob([written[ADAPTER_WEIGHTS_FILE].slice()]) },
-      file('run/adapter_config.json', written[ADAPTER_CONFIG_FILE]),
-    ];
-    const loaded = await readLocalPeftAdapter(picked, MODEL);
-    expect(loaded.label).toBe('run');
-    expect(loaded.adapter.config).toEqual(LORA);
-  });
-
-  it('names the missing file, and explains a pickle .bin', async () => {
-    const onlyBin = [file('a/adapter_config.json', written[ADAPTER_CONFIG_FILE]), file('a/adapter_model.bin', 'pickle')];
-    const e = await rejection(readLocalPeftAdapter(onlyBin, MODEL));
-    expect(e).toBeInstanceOf(AdapterFileError);
-    expect((e as AdapterFileError).file).toBe(ADAPTER_WEIGHTS_FILE);
-    expect((e as Error).message).toMatch(/PyTorch pickle/);
-    const noConfig = await rejection(readLocalPeftAdapter([file('adapter_model.safetensors', written[ADAPTER_WEIGHTS_FILE])], MODEL));
-    expect((noConfig as AdapterFileError).file).toBe(ADAPTER_CONFIG_FILE);
   });
 });

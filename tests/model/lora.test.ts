@@ -8,19 +8,16 @@ import { QWEN3_0_6B } from '../../src/model/config.ts';
 import {
   createLoraAdapter,
   DEFAULT_LORA_CONFIG,
-  expectedLoraTensors,
   LoraConfigError,
-  loraFromTensors,
   loraScale,
   loraShapes,
-  loraToTensors,
   parsePeftAdapterConfig,
   peftTensorName,
   toPeftAdapterConfig,
   type LoraConfig,
 } from '../../src/model/lora.ts';
 import { referenceLogits, toReferenceWeights } from '../../src/model/reference/model.ts';
-import { readSafetensors, writeSafetensors, type TensorToWrite } from '../../src/model/safetensors.ts';
+import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, readPeftAdapter, writePeftAdapter } from '../../src/model/adapter-file.ts';
 import { randomModelWeights, tinyModelConfig } from '../../src/model/tiny-model.ts';
 
 describe('LoRA config and names', () => {
@@ -35,11 +32,14 @@ describe('LoRA config and names', () => {
     expect(loraShapes(QWEN3_0_6B, lora, 'v_proj')).toEqual({ a: [8, 1024], b: [1024, 8] });
     expect(loraShapes(QWEN3_0_6B, lora, 'o_proj')).toEqual({ a: [8, 2048], b: [1024, 8] });
     expect(loraShapes(QWEN3_0_6B, lora, 'down_proj')).toEqual({ a: [8, 3072], b: [1024, 8] });
-    const all = expectedLoraTensors(QWEN3_0_6B, lora);
-    expect(all).toHaveLength(28 * 7 * 2);
+    const perLayer = lora.targetModules.reduce((n, t) => {
+      const { a, b } = loraShapes(QWEN3_0_6B, lora, t);
+      return n + a[0] * a[1] + b[0] * b[1];
+    }, 0);
+    expect(lora.targetModules).toHaveLength(7);
     // 28 layers × R × (Σ in + Σ out): in = 5·1024 (q,k,v,gate,up) + 2048 (o) + 3072 (down);
     // out = 2048 (q) + 3·1024 (k,v,o) + 2·3072 (gate,up) + 1024 (down).
-    expect(all.reduce((n, t) => n + t.shape[0] * t.shape[1], 0)).toBe(28 * 8 * (5 * 1024 + 2048 + 3072 + (2048 + 3 * 1024 + 2 * 3072 + 1024)));
+    expect(28 * perLayer).toBe(28 * 8 * (5 * 1024 + 2048 + 3072 + (2048 + 3 * 1024 + 2 * 3072 + 1024)));
   });
 
   it('scales by alpha/R, or alpha/sqrt(R) with rsLoRA', () => {
@@ -80,15 +80,10 @@ describe('LoRA adapter tensors', () => {
     // f32 storage: round the adapter to f32 first, so the file holds it exactly.
     for (const layer of adapter.layers) for (const pair of Object.values(layer)) for (const t of [pair.a, pair.b]) t.data = Float64Array.from(t.data, Math.fround);
 
-    const toWrite = new Map<string, TensorToWrite>([...loraToTensors(adapter)].map(([n, t]) => [n, { shape: t.shape, data: t.data }]));
-    const file = writeSafetensors(toWrite);
-    const back = loraFromTensors(config, parsePeftAdapterConfig(toPeftAdapterConfig(lora, 'tiny')), readSafetensors(file).tensors);
+    // The product's path: PEFT's two files written and read back (missing and misshapen tensors: adapter-file.test.ts).
+    const files = writePeftAdapter(adapter, { modelId: 'tiny', config });
+    const back = readPeftAdapter({ safetensors: files[ADAPTER_WEIGHTS_FILE], configJson: files[ADAPTER_CONFIG_FILE] }, config);
     const ids = [5, 6, 7, 200];
     expect(Array.from(referenceLogits(config, weights, ids, back))).toEqual(Array.from(referenceLogits(config, weights, ids, adapter)));
-
-    const missing = new Map(readSafetensors(file).tensors);
-    missing.delete(peftTensorName(1, 'v_proj', 'B'));
-    expect(() => loraFromTensors(config, lora, missing)).toThrow(/layers\.1\.self_attn\.v_proj\.lora_B\.weight.*missing/);
-    expect(() => loraFromTensors(config, { ...lora, rank: 3 }, readSafetensors(file).tensors)).toThrow(/does not match/);
   });
 });

@@ -18,7 +18,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRng } from '../../src/data/rng.ts';
 import { AdapterFileError, readPeftAdapter, writePeftAdapter } from '../../src/model/adapter-file.ts';
-import { readLocalPeftAdapter } from '../../src/model/adapter-hub.ts';
 import { MemoryFileStore } from '../../src/model/cache.ts';
 import { ChatTemplateError, TemplateBudgetError } from '../../src/model/chat-template.ts';
 import { fileCap, FileTooLargeError, MAX_FILE_BYTES } from '../../src/model/file-caps.ts';
@@ -318,14 +317,6 @@ describe('size caps in the page: picked files and downloads', () => {
     const files: LocalFile[] = [{ path: 'm/config.json', data: hugeBlob(300 * 1024 * 1024) }];
     await expect(readLocalModel(files)).rejects.toThrow(FileTooLargeError);
     await expect(readLocalModel(files)).rejects.toThrow(/^m\/config\.json has at least 314572800 bytes/);
-  });
-
-  it('a picked adapter_config.json over its cap is refused unread, as an AdapterFileError', async () => {
-    const files: LocalFile[] = [
-      { path: 'a/adapter_config.json', data: hugeBlob(MAX_FILE_BYTES['adapter_config.json'] + 1) },
-      { path: 'a/adapter_model.safetensors', data: hugeBlob(10) },
-    ];
-    await expect(readLocalPeftAdapter(files, FUZZ_MODEL)).rejects.toThrow(/^adapter_config\.json: adapter_config\.json has at least/);
   });
 
   /** A server whose body is produced on demand: counts the bytes it was asked for. */

@@ -277,13 +277,18 @@ describe('hostile clients on /mcp', () => {
   });
 
   it('closes an idle MCP session and frees its slot, as for /ws connections', async () => {
-    const idle = await startServer({ idleTimeoutMs: 200, sqlWorkers: 1 });
+    // One slot, so "frees its slot" is observable: a second session can be made only once the first was closed.
+    // (No "1 active right after create" premise: on a loaded machine the 200 ms idle limit can pass before it is read.)
+    const idle = await startServer({ idleTimeoutMs: 200, maxSessions: 1, sqlWorkers: 1 });
     try {
       const created = await rpc(idle.url, 'openenv/session/create', { seed: 1 });
       const sessionId = (created.body.result as { session_id: string }).session_id;
-      expect(idle.stats().activeSessions).toBe(1);
+      expect(sessionId).toMatch(/\S/);
       await eventually(() => idle.stats().activeSessions === 0);
       expect((await rpc(idle.url, 'tools/list', { session_id: sessionId })).body).toMatchObject({ error: { code: -32602 } });
+      const again = await rpc(idle.url, 'openenv/session/create', { seed: 2 }, 2);
+      expect(again.body.error).toBeUndefined();
+      expect((again.body.result as { session_id: string }).session_id).not.toBe(sessionId);
     } finally {
       await idle.close();
     }

@@ -6,6 +6,7 @@
  */
 import initSqlJs from 'sql.js';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_REWARD_WEIGHTS } from '../../src/env/rewards.ts';
 import type { LoraAdapter } from '../../src/model/lora.ts';
 import { ReferenceTrainableModel } from '../../src/train/reference-model.ts';
 import { READS_GRPO, READS_SFT, runReads, setupReadsTask, type ReadsSetup } from '../../src/train/toy-reads-run.ts';
@@ -23,6 +24,17 @@ const newModel = (setup: ReadsSetup) => new ReferenceTrainableModel(setup.config
 const flat = (a: LoraAdapter) => a.layers.flatMap((l) => Object.keys(l).sort().flatMap((t) => { const p = l[t as keyof typeof l]!; return [...Array.from(p.a.data), ...Array.from(p.b.data)]; }));
 
 describe('runReads', () => {
+  it("trains GRPO under the environment's default reward weights (issue 27: no correctness-only shortcut)", async () => {
+    const setup = await setupReadsTask(await initSqlJs(), runSeed, { sft: 1, grpo: 1, fresh: 1 });
+    try {
+      const grpo = new Trainer({ model: newModel(setup), dataset: setup.grpoDataset, executor: setup.executor }, { ...READS_GRPO, seed: runSeed });
+      expect(READS_GRPO).not.toHaveProperty('rewardWeights');
+      expect(grpo.config.rewardWeights).toEqual(DEFAULT_REWARD_WEIGHTS);
+    } finally {
+      await setup.executor.close();
+    }
+  });
+
   it("starts GRPO with fresh AdamW moments: its first update is a new model's from the warm-up's adapter", async () => {
     const setup = await setupReadsTask(await initSqlJs(), runSeed, SIZES);
     try {

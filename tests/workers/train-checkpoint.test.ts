@@ -13,26 +13,11 @@ import type { EnvApi } from '../../src/workers/env-api.ts';
 import { CheckpointFileError } from '../../src/workers/train-checkpoint.ts';
 import type { TrainEvent, TrainStartRequest } from '../../src/workers/train-protocol.ts';
 import { memoryTrainStore, type StoredCheckpoint, type TrainStore } from '../../src/workers/train-store.ts';
+import { SMALL_GRPO } from '../train/toy-fixture.ts';
 import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
 
-const GRPO: TrainConfig = {
-  ...DEFAULT_TRAIN_CONFIG,
-  algo: 'grpo',
-  steps: 4,
-  lr: 0.02,
-  warmupSteps: 0,
-  groupSize: 4,
-  promptsPerStep: 2,
-  maxTurns: 2,
-  maxNewTokensPerTurn: 3,
-  maxEpisodeTokens: 256,
-  evalEvery: 0,
-  traceEvery: 0,
-  checkpointEvery: 0,
-  loraRank: 4,
-  loraAlpha: 8,
-  klBeta: 0.5,
-};
+/** The training tests' small GRPO run, four steps, anchored to the warm-up's adapter (klBeta > 0). */
+const GRPO: TrainConfig = { ...DEFAULT_TRAIN_CONFIG, ...SMALL_GRPO, steps: 4, maxEpisodeTokens: 256, loraRank: 4, loraAlpha: 8, klBeta: 0.5 };
 const WARM_UP: Partial<TrainConfig> = { algo: 'sft', steps: 3, lr: 0.05, sftExamplesPerStep: 4 };
 
 const stable = (m: StepMetrics) => ({ ...m, seconds: null, tokensPerSecond: null, etaSeconds: null });

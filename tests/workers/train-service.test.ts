@@ -12,25 +12,11 @@ import { DEFAULT_TRAIN_CONFIG } from '../../src/train/types.ts';
 import type { EnvApi } from '../../src/workers/env-api.ts';
 import type { TrainEvent, TrainStartRequest } from '../../src/workers/train-protocol.ts';
 import { memoryTrainStore, type TrainStore } from '../../src/workers/train-store.ts';
+import { SMALL_GRPO } from '../train/toy-fixture.ts';
 import { trainServiceFixture, type TrainServiceFixture } from './train-fixture.ts';
 
-const SMALL: TrainConfig = {
-  ...DEFAULT_TRAIN_CONFIG,
-  algo: 'grpo',
-  steps: 2,
-  lr: 0.02,
-  warmupSteps: 0,
-  groupSize: 4,
-  promptsPerStep: 2,
-  maxTurns: 2,
-  maxNewTokensPerTurn: 3,
-  maxEpisodeTokens: 256,
-  evalEvery: 0,
-  traceEvery: 1,
-  checkpointEvery: 0,
-  loraRank: 4,
-  loraAlpha: 8,
-};
+/** The training tests' small GRPO run, two steps, tracing every step, with the fixture's rank-4 adapter. */
+const SMALL: TrainConfig = { ...DEFAULT_TRAIN_CONFIG, ...SMALL_GRPO, steps: 2, traceEvery: 1, maxEpisodeTokens: 256, loraRank: 4, loraAlpha: 8 };
 
 const request = (config: Partial<TrainConfig> = {}, adapterName = 'toy grpo'): TrainStartRequest => ({ dataset: 'toy', config: { ...SMALL, ...config }, adapterName });
 const stable = (m: StepMetrics) => ({ ...m, seconds: null, tokensPerSecond: null, etaSeconds: null });

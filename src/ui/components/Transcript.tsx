@@ -9,6 +9,7 @@
 import type { TranscriptStep } from '../../eval/transcript.ts';
 import { TEXT_CHARS } from './cell-display.ts';
 import { ClippedText } from './ClippedText.tsx';
+import { InfoTip } from './InfoTip.tsx';
 import { ResultTable } from './ResultTable.tsx';
 import { RewardParts } from './RewardParts.tsx';
 import { stepBadge } from './step-badge.ts';
@@ -57,13 +58,17 @@ export interface TranscriptProps {
   freePlay?: boolean;
 }
 
-function Badge({ step, freePlay }: { step: TranscriptStep; freePlay: boolean }) {
+/**
+ * The step's badge and, behind a "?" button (not a `title`, which touch and keyboard users never see), what it means:
+ * an ANSWER's badge says the verdict; the others keep the glossary's words on outcomes.
+ */
+function Badge({ step, number, freePlay }: { step: TranscriptStep; number: number; freePlay: boolean }) {
   const badge = stepBadge(step, freePlay);
-  // An ANSWER's badge says the verdict in its title; the others keep the glossary's words on outcomes.
   return (
-    <span className={`badge ${badge.kind}`} title={step.action.type === 'ANSWER' ? badge.title : tip('outcome')}>
-      {badge.text}
-    </span>
+    <>
+      <span className={`badge ${badge.kind}`}>{badge.text}</span>
+      <InfoTip topic={`step ${number}'s outcome`}>{step.action.type === 'ANSWER' ? badge.title : tip('outcome')}</InfoTip>
+    </>
   );
 }
 
@@ -76,7 +81,7 @@ export function Transcript({ steps, highlight, label = 'Transcript', freePlay = 
           <div className="step-head">
             <span className="step-index">{i + 1}</span>
             <StepAction text={step.actionText} />
-            <Badge step={step} freePlay={freePlay} />
+            <Badge step={step} number={i + 1} freePlay={freePlay} />
           </div>
           <StepBody step={step} />
           {step.rawText !== undefined && (

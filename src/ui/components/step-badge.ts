@@ -11,7 +11,7 @@ export interface StepBadge {
   text: string;
   /** The CSS class beside `badge`: the outcome, or `correct` / `wrong` / `noted` for an ANSWER. */
   kind: string;
-  /** Spoken and hovered: what the badge means. */
+  /** What the badge means: the text of the "?" note beside it (Transcript.tsx). */
   title: string;
 }
 

@@ -18,9 +18,9 @@
  */
 import type { StateCreator } from 'zustand';
 import { nextSpeedPoints, type SpeedPoint } from '../train/live-speed.ts';
-import type { EvalPoint, StepMetrics, TraceEntry, TrainAlgo, TrainConfig, TrainProgress } from '../../train/types.ts';
+import { DEFAULT_TRAIN_CONFIG, type EvalPoint, type StepMetrics, type TraceEntry, type TrainAlgo, type TrainConfig, type TrainProgress } from '../../train/types.ts';
 import { callback, envClient } from '../../workers/env-client.ts';
-import type { ActiveRunRecord, AdapterInfo, CheckpointInfo, TrainEvent, TrainPhase } from '../../workers/train-protocol.ts';
+import { READS_TASK_LABEL, type ActiveRunRecord, type AdapterInfo, type CheckpointInfo, type ReadsDefaults, type ReadsEvent, type ReadsResult, type TrainEvent, type TrainPhase } from '../../workers/train-protocol.ts';
 import { DEFAULT_TRAIN_SETTINGS, patchSettings, readTrainSettings, resetSettings, withSettings, type TrainSettings } from '../train/shared-settings.ts';
 import { interruptedPlan } from '../train/interrupted-plan.ts';
 import { errorText } from './datasets-slice.ts';
@@ -42,12 +42,37 @@ export interface TrainForm {
   adapterName: string;
 }
 
+/**
+ * What the Train view trains: the header's dataset with the loaded model, or the toy task "learn to read" (a tiny model
+ * the worker builds itself: src/workers/train-reads-session.ts). Not persisted.
+ */
+export type TrainTask = 'dataset' | 'reads';
+
+/** The toy run's form: NaN = blank (a size: the run's default, filled in once read; the seed: a new one each run). */
+export interface ReadsForm {
+  runSeed: number;
+  sftSteps: number;
+  grpoSteps: number;
+  sftDatabases: number;
+  grpoDatabases: number;
+  freshDatabases: number;
+}
+
+/** The sizes of the toy run's form (all but the seed). */
+const READS_SIZES = ['sftSteps', 'grpoSteps', 'sftDatabases', 'grpoDatabases', 'freshDatabases'] as const;
+
+export const BLANK_READS_FORM: ReadsForm = { runSeed: Number.NaN, sftSteps: Number.NaN, grpoSteps: Number.NaN, sftDatabases: Number.NaN, grpoDatabases: Number.NaN, freshDatabases: Number.NaN };
+
 /** Traces kept on screen (the newest): each holds a whole episode's text. */
 export const MAX_TRACES = 30;
 
 export interface TrainRunView {
   /** This page's number for the run (events of an older run are dropped). */
   key: number;
+  /** A run of the dataset with the loaded model, or the toy task (its stage sets `algo` and `totalSteps`). */
+  task: TrainTask;
+  /** The toy run's measures, once it has finished (null otherwise). */
+  readsResult: ReadsResult | null;
   /** The worker's id of the run (from its checkpoints); null until known. */
   runId: string | null;
   dataset: string;
@@ -83,6 +108,16 @@ export interface TrainSlice {
   trainNotice: string | null;
   /** A run an earlier page left unfinished; null when none (or not read yet). */
   interruptedRun: ActiveRunRecord | null;
+  trainTask: TrainTask;
+  readsForm: ReadsForm;
+  /** The toy run's defaults and ceiling, read from the worker; null until read. */
+  readsDefaults: ReadsDefaults | null;
+  setTrainTask: (task: TrainTask) => void;
+  setReadsForm: (patch: Partial<ReadsForm>) => void;
+  /** Reads the toy run's defaults (once) and fills the blank sizes of the form with them. */
+  readReadsDefaults: () => Promise<void>;
+  /** Starts the toy run with the form's sizes (a blank seed draws a new one). */
+  startReadsRun: () => Promise<void>;
   setTrainAlgo: (algo: TrainAlgo) => void;
   setTrainConfig: (patch: Partial<TrainConfig>) => void;
   resetTrainConfig: () => void;
@@ -119,10 +154,17 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
   /** Numbers this store's runs (events of an older run are dropped by it); each store counts its own. */
   let runKey = 0;
   /** Applies one event of run `key` to the run on screen. */
-  function onEvent(key: number, event: TrainEvent): void {
+  function onEvent(key: number, event: ReadsEvent): void {
     const run = get().trainRun;
     if (!run || run.key !== key) return;
     switch (event.type) {
+      case 'stage':
+        // The toy run's next stage counts its steps from 1 again: its charts start over.
+        set({ trainRun: { ...run, algo: event.algo, totalSteps: event.totalSteps, phaseMessage: event.message, metrics: [], evals: [], progress: null } });
+        break;
+      case 'readsResult':
+        set({ trainRun: { ...run, readsResult: event.result } });
+        break;
       case 'phase': {
         const ended = event.phase === 'finished' || event.phase === 'stopped' || event.phase === 'failed';
         const pending = ended || (run.pending === 'pause' && event.phase === 'paused') || (run.pending === 'resume' && event.phase !== 'paused') ? null : run.pending;
@@ -158,7 +200,7 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
   }
 
   function newRun(dataset: string, config: TrainConfig, runId: string | null): TrainRunView {
-    return { key: ++runKey, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null, progress: null, progressAtMs: 0, pending: null, startedAtMs: Date.now(), speed: [] };
+    return { key: ++runKey, task: 'dataset', readsResult: null, runId, dataset, algo: config.algo, totalSteps: config.steps, phase: 'loading', phaseMessage: null, loaded: null, metrics: [], evals: [], traces: [], error: null, progress: null, progressAtMs: 0, pending: null, startedAtMs: Date.now(), speed: [] };
   }
 
   /** Runs a control call; its failure is a notice (the run's own failures come as events). */
@@ -201,6 +243,36 @@ export const createTrainSlice: StateCreator<AppState, Middlewares, [], TrainSlic
     adapters: null,
     trainNotice: null,
     interruptedRun: null,
+    trainTask: 'dataset',
+    readsForm: BLANK_READS_FORM,
+    readsDefaults: null,
+
+    setTrainTask: (trainTask) => set({ trainTask }),
+    setReadsForm: (patch) => set((s) => ({ readsForm: { ...s.readsForm, ...patch } })),
+    readReadsDefaults: async () => {
+      if (get().readsDefaults) return;
+      try {
+        const defaults = await envClient().readsDefaults();
+        set((s) => {
+          const form = { ...s.readsForm };
+          for (const key of READS_SIZES) if (Number.isNaN(form[key])) form[key] = defaults[key];
+          return { readsDefaults: defaults, readsForm: form };
+        });
+      } catch (e) {
+        set({ trainNotice: `The toy task's settings could not be read: ${errorText(e)}` });
+      }
+    },
+    startReadsRun: async () => {
+      if (runActive(get().trainRun)) return;
+      const form = get().readsForm;
+      // A blank seed draws a new one (shown in the result), so two runs see different databases unless asked not to.
+      const runSeed = Number.isNaN(form.runSeed) ? Math.floor(Math.random() * 1_000_000) : form.runSeed;
+      // A blank size is left out: the worker uses the run's default.
+      const sizes = Object.fromEntries(READS_SIZES.filter((key) => !Number.isNaN(form[key])).map((key) => [key, form[key]]));
+      const run: TrainRunView = { ...newRun(READS_TASK_LABEL, { ...DEFAULT_TRAIN_CONFIG, algo: 'sft', steps: Number.isNaN(form.sftSteps) ? 0 : form.sftSteps }, null), task: 'reads' };
+      set({ trainRun: run, trainNotice: null });
+      await follow(run.key, () => envClient().startReadsTraining({ runSeed, ...sizes }, callback((event: ReadsEvent) => onEvent(run.key, event))));
+    },
 
     // The settings are written out before the switch: an old form is migrated with the algorithm it was saved under.
     setTrainAlgo: (algo) => set((s) => ({ trainForm: { ...withSettings(s.trainForm, readTrainSettings(s.trainForm)), algo } })),

@@ -90,7 +90,8 @@ export function RunControls() {
               Resume
             </button>
           ) : (
-            <button type="button" onClick={() => void pause()} disabled={pending !== null || (phase !== 'running' && phase !== 'loading')}>
+            // The toy run (task 'reads') can be stopped, not paused (src/workers/train-reads-session.ts).
+            <button type="button" onClick={() => void pause()} disabled={pending !== null || run.task === 'reads' || (phase !== 'running' && phase !== 'loading')}>
               Pause
             </button>
           )}

@@ -156,7 +156,7 @@ export function TrainForm({ dataset }: { dataset: string }) {
       ) : (
         <p className="notice" role="note">
           No model is loaded. Load one in <a href={routeHash('watch')}>Watch’s Model panel</a>, then come back to train it (
-          <a href={GET_MODEL_LINK}>Get a model</a>: from the Hub, a served folder, or <code>npm run model:tiny</code> for a small test model).
+          <a href={GET_MODEL_LINK}>Get a model</a>: from the Hub, a served folder, or <code>npm run model:tiny</code> for a small test model). The task “Toy: learn to read” above needs no model.
         </p>
       )}
       {active && (

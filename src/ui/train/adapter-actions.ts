@@ -5,7 +5,8 @@
  * as a policy of Watch, Evaluate and Compare.
  */
 import { strToU8, zipSync } from 'fflate';
-import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE } from '../../model/adapter-file.ts';
+import { ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, MAX_ADAPTER_FILE_BYTES } from '../../model/adapter-file.ts';
+import { checkFileSize } from '../../model/file-caps.ts';
 import { MODEL_CARD_FILE } from '../../model/model-card.ts';
 import { envClient } from '../../workers/env-client.ts';
 import type { AdapterInfo, HubAdapterOptions } from '../../workers/train-protocol.ts';
@@ -51,8 +52,12 @@ export function pickAdapterFiles(files: readonly File[]): { weights: File; confi
   const config = named(ADAPTER_CONFIG_FILE) ?? only('.json');
   if (!weights || !config) {
     const missing = [!weights && ADAPTER_WEIGHTS_FILE, !config && ADAPTER_CONFIG_FILE].filter(Boolean).join(' and ');
-    throw new Error(`Pick both files of a PEFT adapter (${ADAPTER_WEIGHTS_FILE} and ${ADAPTER_CONFIG_FILE}): ${missing} is missing.`);
+    const pickle = !weights && files.some((f) => f.name.endsWith('.bin')) ? ' (adapter_model.bin is a PyTorch pickle, which a browser cannot read safely; re-save the adapter as safetensors)' : '';
+    throw new Error(`Pick both files of a PEFT adapter (${ADAPTER_WEIGHTS_FILE} and ${ADAPTER_CONFIG_FILE}): ${missing} is missing${pickle}.`);
   }
+  // Sizes first, from the File objects: nothing is read or copied to the worker for a file over its cap.
+  checkFileSize(ADAPTER_CONFIG_FILE, config.size);
+  checkFileSize(ADAPTER_WEIGHTS_FILE, weights.size, MAX_ADAPTER_FILE_BYTES);
   return { weights, config };
 }
 

@@ -18,6 +18,7 @@ import { CacheStorageFileStore } from '../../model/cache.ts';
 import { PolicyRegistry } from '../../policies/registry.ts';
 import type { SqlExecutor } from '../../sql/executor.ts';
 import { TrainService } from '../train-service.ts';
+import type { ReadsTaskHost } from '../train-reads-session.ts';
 import { indexedDbTrainStore, memoryTrainStore, type TrainStore } from '../train-store.ts';
 import { AdapterService } from './adapter-service.ts';
 import { DatasetImportService } from './dataset-import-service.ts';
@@ -50,6 +51,8 @@ export interface EnvServicesOptions {
   trainStore?: TrainStore;
   /** A trainable copy of the loaded model for a run (the WebGPU trainer in the worker; the f64 reference in tests). */
   createTrainSession?: CreateTrainSession;
+  /** The Train view's toy task "learn to read" (its own tiny model: ../train-reads-session.ts); absent where it cannot run. */
+  readsTask?: ReadsTaskHost;
   /** Loads an ONNX model with transformers.js (the worker); absent where it cannot run. */
   loadTjs?: LoadTjs;
 }
@@ -102,6 +105,7 @@ export function createEnvServices(options: EnvServicesOptions): EnvServices {
     createExecutor,
     envConfig,
     beforeSession: () => models.loaded()?.release?.(),
+    ...(options.readsTask && { reads: options.readsTask }),
   });
   const explain = new ExplainService({
     models,
