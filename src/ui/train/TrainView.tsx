@@ -1,7 +1,8 @@
 /**
  * The Train view: fine-tune the model loaded in Watch with a LoRA adapter, SFT warm-up or GRPO, in the environment
  * worker on this device's GPU — or, picked above the form (TaskPicker.tsx), the toy task "learn to read" on a tiny
- * model the worker builds itself (ReadsForm.tsx; its result under the run's controls, ReadsResultLine.tsx). The form and the run's controls side by side on wide screens (stacked on narrow ones),
+ * model the worker builds itself (ReadsForm.tsx; its result under the run's controls, ReadsResultLine.tsx). The form
+ * and the run's controls side by side on wide screens (stacked on narrow ones),
  * with a note on a run an earlier page left unfinished (resume or discard it) and one proposing smaller settings
  * when this device would take minutes a step; then the live charts and the execution traces of the run on screen,
  * then the checkpoints (resume after a reload)
