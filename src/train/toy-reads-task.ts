@@ -150,7 +150,14 @@ export interface CeilingRow {
  * question is asked once per database). No policy that ignores observations does better: its answer is independent
  * of the contents, so it is right with probability Σ_v P(policy says v)·P(answer = v) ≤ max_v P(answer = v).
  */
-export function fixedAnswerCeiling(): { rate: number; rows: CeilingRow[] } {
+export function fixedAnswerCeiling(): Readonly<{ rate: number; rows: readonly CeilingRow[] }> {
+  // The enumeration takes seconds and its answer never changes: the Train view's form and every run's end ask again.
+  ceiling ??= Object.freeze(computeCeiling());
+  return ceiling;
+}
+let ceiling: Readonly<{ rate: number; rows: readonly CeilingRow[] }> | undefined;
+
+function computeCeiling(): { rate: number; rows: CeilingRow[] } {
   const outcomes = { singer: enumerateOutcomes(drawSingers), concert: enumerateOutcomes(drawConcerts) };
   const rows = READS_TEMPLATES.map((t): CeilingRow => {
     const mass = new Map<string | number, number>();
