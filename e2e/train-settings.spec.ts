@@ -54,9 +54,18 @@ test('Train settings: shared ones keep one value across SFT and GRPO, no empty g
   await expect(form.getByRole('group', { name: 'Sampling and loss' })).toBeVisible();
   // Shared (max turns, tokens, LoRA rank, evaluation) and GRPO's own (steps, G).
   await fill(form, { 'Max turns': 2, 'Tokens per turn': 5, 'LoRA rank': 4, 'Eval questions per evaluation': 1, Steps: 7, 'Episodes per prompt (G)': 3 });
+  // The choice settings: the schedule is shared, the loss normaliser GRPO's own.
+  const schedule = form.getByRole('combobox', { name: 'Learning-rate schedule' });
+  const normaliser = form.getByRole('combobox', { name: 'Loss normaliser' });
+  await expect(schedule).toHaveValue('constant');
+  await expect(normaliser).toHaveValue('dapo');
+  await schedule.selectOption('linear');
+  await normaliser.selectOption('dr_grpo');
 
   await chooseAlgo(form, 'sft');
   await expectValues(form, { 'Max turns': 2, 'Tokens per turn': 5, 'LoRA rank': 4, 'Eval questions per evaluation': 1, Steps: 50 });
+  await expect(schedule).toHaveValue('linear');
+  await expect(normaliser).toHaveCount(0);
   await expect(form.getByRole('group', { name: 'Sampling and loss' })).toHaveCount(0);
   await expectNoEmptyGroup(form);
   await shot('train-settings-sft');
@@ -70,6 +79,8 @@ test('Train settings: shared ones keep one value across SFT and GRPO, no empty g
   await expect(form.getByRole('combobox', { name: 'Algorithm' })).toHaveValue('grpo');
   await openAdvanced(form);
   await expectValues(form, { 'Max turns': 4, 'Tokens per turn': 5, 'LoRA rank': 4, 'Eval questions per evaluation': 1, Steps: 7, 'Episodes per prompt (G)': 3 });
+  await expect(schedule).toHaveValue('linear');
+  await expect(normaliser).toHaveValue('dr_grpo');
   await chooseAlgo(form, 'sft');
   await expectValues(form, { 'Max turns': 4, 'LoRA rank': 4, Steps: 3, 'Transcripts per step': 1 });
 });

@@ -10,12 +10,12 @@
  */
 import { LORA_TARGETS, type LoraTarget } from '../model/lora.ts';
 import { firstSettingsProblem } from '../train/settings-check.ts';
-import { GROUP_TITLES, NUMBER_SETTINGS, OTHER_SETTINGS, SWITCH_SETTINGS, type SettingGroup } from '../train/settings-table.ts';
+import { CHOICE_SETTINGS, GROUP_TITLES, NUMBER_SETTINGS, OTHER_SETTINGS, SWITCH_SETTINGS, type ChoiceKey, type SettingGroup } from '../train/settings-table.ts';
 import { DEFAULT_SFT_CONFIG, DEFAULT_TRAIN_CONFIG, type TrainAlgo, type TrainConfig } from '../train/types.ts';
 import { choice, UsageError } from './args.ts';
 
 type Field = Exclude<keyof TrainConfig, 'algo'>;
-type Kind = 'int' | 'number' | 'bool' | 'targets' | 'weights' | 'lossType';
+type Kind = 'int' | 'number' | 'bool' | 'targets' | 'weights' | 'choice';
 
 interface Flag {
   field: Field;
@@ -23,21 +23,25 @@ interface Flag {
   group: SettingGroup;
   algo?: TrainAlgo;
   description: string;
+  /** The values of a 'choice' flag (the settings table's). */
+  choices?: readonly string[];
 }
 
-const OTHER_KINDS: Record<(typeof OTHER_SETTINGS)[number]['key'], Kind> = { rewardWeights: 'weights', lossType: 'lossType', loraTargets: 'targets' };
+const OTHER_KINDS: Record<(typeof OTHER_SETTINGS)[number]['key'], Kind> = { rewardWeights: 'weights', loraTargets: 'targets' };
 
 /** Every TrainConfig field but `algo` (its own flag), from the settings table, in the view's group order. */
 const FLAGS: readonly Flag[] = (Object.keys(GROUP_TITLES) as SettingGroup[]).flatMap((group) =>
   [
     ...NUMBER_SETTINGS.map((s): Flag => ({ field: s.key, kind: s.whole ? 'int' : 'number', group: s.group, algo: s.algo, description: s.description })),
     ...SWITCH_SETTINGS.map((s): Flag => ({ field: s.key, kind: 'bool', group: s.group, algo: s.algo, description: s.description })),
+    ...CHOICE_SETTINGS.map((s): Flag => ({ field: s.key, kind: 'choice', group: s.group, algo: s.algo, description: s.description, choices: s.choices })),
     ...OTHER_SETTINGS.map((s): Flag => ({ field: s.key, kind: OTHER_KINDS[s.key], group: s.group, algo: s.algo, description: s.description })),
   ].filter((f) => f.group === group),
 );
 
 /** What a flag's value looks like, in its help line. */
-const PLACEHOLDER: Record<Kind, string> = { int: 'N', number: 'X', bool: 'true|false', targets: 'LIST', weights: 'C,P,O', lossType: 'dapo|dr_grpo' };
+const PLACEHOLDER: Record<Exclude<Kind, 'choice'>, string> = { int: 'N', number: 'X', bool: 'true|false', targets: 'LIST', weights: 'C,P,O' };
+const placeholder = (f: Flag): string => (f.kind === 'choice' ? (f.choices ?? []).join('|') : PLACEHOLDER[f.kind]);
 
 /** `maxNewTokensPerTurn` → `max-new-tokens-per-turn`. */
 export function flagName(field: string): string {
@@ -63,7 +67,7 @@ function defaultsText(f: Flag): string {
 
 /** `sqlenv train --help`'s settings: by the view's groups, one line per flag with what it does and its defaults. */
 export function trainFlagsHelp(): string {
-  const heads = FLAGS.map((f) => `--${flagName(f.field)} ${PLACEHOLDER[f.kind]}`);
+  const heads = FLAGS.map((f) => `--${flagName(f.field)} ${placeholder(f)}`);
   const width = Math.max(...heads.map((h) => h.length)) + 2;
   const lines: string[] = [];
   FLAGS.forEach((f, i) => {
@@ -74,7 +78,7 @@ export function trainFlagsHelp(): string {
   return lines.join('\n');
 }
 
-function parseValue(flag: string, kind: Kind, text: string): TrainConfig[keyof TrainConfig] {
+function parseValue(flag: string, { kind, choices = [] }: Flag, text: string): TrainConfig[keyof TrainConfig] {
   const bad = (what: string): never => {
     throw new UsageError(`--${flag} must be ${what}, got '${text}'.`);
   };
@@ -92,8 +96,9 @@ function parseValue(flag: string, kind: Kind, text: string): TrainConfig[keyof T
       if (unknown !== undefined || targets.length === 0) bad(`a comma-separated list of ${LORA_TARGETS.join(',')}`);
       return [...new Set(targets)] as LoraTarget[];
     }
-    case 'lossType':
-      return text === 'dapo' || text === 'dr_grpo' ? text : bad('dapo or dr_grpo');
+    case 'choice':
+      // The value is one of the table's, which are the field's type (settings-table.ts's ChoiceSetting).
+      return choices.includes(text) ? (text as TrainConfig[ChoiceKey]) : bad(choices.join(' or '));
     case 'weights': {
       const parts = text.split(',').map(Number);
       if (parts.length !== 3 || parts.some((x) => !Number.isFinite(x))) bad('three numbers correctness,progress,operational');
@@ -107,9 +112,9 @@ function parseValue(flag: string, kind: Kind, text: string): TrainConfig[keyof T
 /** The flags given, as TrainConfig fields (nothing filled in). */
 export function trainConfigOverrides(values: Record<string, string | boolean | undefined>): Partial<TrainConfig> {
   const out: Record<string, unknown> = {};
-  for (const { field, kind } of FLAGS) {
-    const text = values[flagName(field)];
-    if (typeof text === 'string') out[field] = parseValue(flagName(field), kind, text);
+  for (const flag of FLAGS) {
+    const text = values[flagName(flag.field)];
+    if (typeof text === 'string') out[flag.field] = parseValue(flagName(flag.field), flag, text);
   }
   return out;
 }

@@ -196,8 +196,8 @@ function cellOf(l: Literal): AnswerCell | undefined {
 const PY_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
 
 /**
- * The Python literal `s` (the whole text), or undefined. Numbers stay as written (text), so the verifier's decimals
- * rule sees the digits the answer wrote. One pass with a cursor; nesting is capped at MAX_PYTHON_DEPTH.
+ * The Python literal `s` (the whole text), or undefined. Numbers (a digit after at most a sign and a point: not
+ * `-Infinity`) stay as written, for the verifier's decimals rule. One pass with a cursor; nesting ≤ MAX_PYTHON_DEPTH.
  */
 export function parsePythonLiteral(s: string): Literal | undefined {
   let i = 0;
@@ -258,7 +258,7 @@ export function parsePythonLiteral(s: string): Literal | undefined {
     const word = s.slice(start, i);
     if (word === 'None') return null;
     if (word === 'True' || word === 'False') return word === 'True' ? 1 : 0;
-    if (word === '' || !(isDigitCode(word.charCodeAt(0)) || ((word[0] === '-' || word[0] === '+' || word[0] === '.') && word.length > 1))) return undefined;
+    if (word === '' || !(isDigitCode(word.charCodeAt(0)) || ((word[0] === '-' || word[0] === '+' || word[0] === '.') && (isDigitCode(word.charCodeAt(1)) || word[1] === '.')))) return undefined;
     return Number.isNaN(Number(word)) ? undefined : word;
   };
   const lit = value(0);
@@ -363,8 +363,10 @@ export function splitTable(body: string, delim: string): TextRecord[] {
     endCell(to);
     const text = delim === '\t' ? trimKeepingTabs(body.slice(recordStart, to)) : body.slice(recordStart, to).trim();
     if (text !== '') {
-      if (delim === '|' && text.startsWith('|') && cells.length > 1 && cells[0] === '') cells.shift();
-      if (delim === '|' && text.endsWith('|') && text.length > 1 && cells.length > 1 && cells[cells.length - 1] === '') cells.pop();
+      // A leading `|` is always a separator with only white space before it (no quote opens before it), so its first
+      // cell is '' and there is a second; a trailing one leaves a last cell of '' — unless the record is `|` alone.
+      if (delim === '|' && text.startsWith('|')) cells.shift();
+      if (delim === '|' && text.endsWith('|') && cells.length > 1) cells.pop();
       records.push({ text, cells });
     }
     cells = [];
@@ -540,21 +542,22 @@ export function splitCells(line: string, delim: string): string[] {
 
 /**
  * For each position i of `s`, the first k ≥ i where a double (resp. single) quote closes a cell: the quote is
- * followed by spaces and then the delimiter or the end. One backward pass, so quoted cells cost O(length) in all.
+ * followed by spaces (tabs too, unless the delimiter is a tab, as in `splitTable`) and then the delimiter or the end.
+ * One backward pass, so quoted cells cost O(length) in all.
  * Arrays have length + 1 entries; -1 means none.
  */
 function closingQuotes(s: string, delim: string): { double: Int32Array; single: Int32Array } {
   const n = s.length;
   const double = new Int32Array(n + 1).fill(-1);
   const single = new Int32Array(n + 1).fill(-1);
-  let afterSpaces = n; // first position ≥ k + 1 that is not a space
+  let afterSpaces = n; // first position ≥ k + 1 that is not a space (nor a tab, unless the delimiter is one)
   for (let k = n - 1; k >= 0; k--) {
     double[k] = double[k + 1];
     single[k] = single[k + 1];
     const closes = afterSpaces === n || s.startsWith(delim, afterSpaces);
     if (closes && s[k] === '"') double[k] = k;
     if (closes && s[k] === "'") single[k] = k;
-    if (s[k] !== ' ') afterSpaces = k;
+    if (s[k] !== ' ' && !(s[k] === '\t' && delim !== '\t')) afterSpaces = k;
   }
   return { double, single };
 }

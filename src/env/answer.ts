@@ -379,8 +379,14 @@ function rowsMatch(ans: Prepared[][], gold: Prepared[][], orderMatters: boolean)
   const perm = new Array<number>(m);
   const used = new Uint8Array(m);
   let tried = 0;
+  // The cap counts complete permutations only, so dead ends were unbounded: gold columns of NULL beside one column
+  // no answer column can stand for cost (m − 1)! steps before the refusal (seconds at m = 11). Before going deeper,
+  // the gold columns left must still have a perfect matching into the unused answer columns; a subtree without one
+  // holds no complete permutation, so cutting it leaves the permutations tried, and their order, as they were.
+  const completable = (i: number): boolean => perfectMatching(range(m).slice(i), range(m).filter((j) => used[j] === 0), (l, r) => ok[l][r]);
   const assign = (i: number): boolean => {
     if (i === m) return ++tried <= MAX_COLUMN_PERMUTATIONS && bagMatch(ans, gold, perm);
+    if (!completable(i)) return false;
     for (let j = 0; j < m; j++) {
       if (used[j] || !ok[i][j]) continue;
       used[j] = 1;
@@ -400,13 +406,13 @@ function columnsCompatible(ans: Prepared[][], gold: Prepared[][], j: number, i: 
   const g = distinct(gold.map((r) => r[i]));
   if (a.size * g.size > 250_000) return true; // too costly to prune; the bag match decides
   const covered = (x: Prepared, ys: Map<string, Prepared>, answerSide: boolean): boolean =>
-    ys.has(exactKey(x)) || [...ys.values()].some((y) => (answerSide ? preparedMatch(x, y) : preparedMatch(y, x)));
+    ys.has(behaviourKey(x)) || [...ys.values()].some((y) => (answerSide ? preparedMatch(x, y) : preparedMatch(y, x)));
   return [...a.values()].every((x) => covered(x, g, true)) && [...g.values()].every((y) => covered(y, a, false));
 }
 
-function distinct(cells: Prepared[]): Map<string, Prepared> {
-  return new Map(cells.map((c) => [exactKey(c), c]));
-}
+/** Cells that match alike share a key; one exactKey may hold cells that do not ('3.0' and '3.00', '6' and '06' beside a BLOB 06). */
+const behaviourKey = (p: Prepared): string => (p.isNull ? 'z' : `${p.alt ? 'b' : 't'}${p.decimals}:${p.num}:${p.text}`);
+const distinct = (cells: Prepared[]): Map<string, Prepared> => new Map(cells.map((c) => [behaviourKey(c), c]));
 
 /** Answer rows (read through `perm`: gold column i ↔ answer column perm[i]) and gold rows agree as bags. */
 function bagMatch(ans: Prepared[][], gold: Prepared[][], perm: number[]): boolean {

@@ -7,12 +7,13 @@
  *
  * The rules: counts are whole numbers > 0 (or ≥ 0 where 0 switches a thing off), rates and weights finite and ≥ 0,
  * GRPO compares at least two episodes of a prompt and samples at a temperature > 0, top-p in (0, 1], clip ε low
- * below 1, AdamW's betas in [0, 1) and ε > 0, LoRA alpha > 0 with known targets, a whole seed ≥ 0, and the
+ * below 1, AdamW's betas in [0, 1) and ε > 0, LoRA alpha > 0 with known targets, a whole seed ≥ 0, each choice
+ * (loss normaliser, learning-rate schedule) one of its values, and the
  * environment's reward rule (src/env/rewards.ts: no negative weight, a correct answer always outweighs shaping).
  */
 import { rewardPropertyViolations, type RewardWeights } from '../env/rewards.ts';
 import { LORA_TARGETS } from '../model/lora.ts';
-import { NUMBER_SETTINGS, REWARD_LABELS, settingLabel, type NumericKey, type SettingField } from './settings-table.ts';
+import { CHOICE_SETTINGS, NUMBER_SETTINGS, REWARD_LABELS, settingLabel, type NumericKey, type SettingField } from './settings-table.ts';
 import type { TrainConfig } from './types.ts';
 
 export interface SettingsProblem {
@@ -68,7 +69,10 @@ function meaningProblems(c: TrainConfig, rangeFaults: ReadonlySet<string>): Sett
 
 function choiceProblems(c: TrainConfig): SettingsProblem[] {
   const out: SettingsProblem[] = [];
-  if (c.lossType !== 'dapo' && c.lossType !== 'dr_grpo') out.push(problem('lossType', `must be dapo or dr_grpo, got ${String(c.lossType)}.`));
+  for (const { key, choices } of CHOICE_SETTINGS) {
+    const value: unknown = c[key];
+    if (!(choices as readonly unknown[]).includes(value)) out.push(problem(key, `must be ${choices.join(' or ')}, got ${String(value)}.`));
+  }
   if (!Array.isArray(c.loraTargets) || c.loraTargets.length === 0) out.push(problem('loraTargets', `need at least one projection of ${LORA_TARGETS.join(', ')}.`));
   else {
     const unknown = c.loraTargets.find((t) => !LORA_TARGETS.includes(t));

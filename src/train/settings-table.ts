@@ -7,14 +7,16 @@
  * the typecheck until it is.
  */
 import type { RewardWeights } from '../env/rewards.ts';
-import type { TrainAlgo, TrainConfig } from './types.ts';
+import { LOSS_TYPES, LR_SCHEDULES, type TrainAlgo, type TrainConfig } from './types.ts';
 
 /** The settings of `TrainConfig` that hold a plain number. */
 export type NumericKey = { [K in keyof TrainConfig]: TrainConfig[K] extends number ? K : never }[keyof TrainConfig];
 /** The settings that hold an on/off switch. */
 export type SwitchKey = { [K in keyof TrainConfig]: TrainConfig[K] extends boolean ? K : never }[keyof TrainConfig];
-/** The settings that are neither: a choice, a list, or the three reward weights. */
-export type OtherKey = Exclude<keyof TrainConfig, NumericKey | SwitchKey | 'algo'>;
+/** The settings that pick one of a few named values (the algorithm aside: it is the form's first choice, not a setting). */
+export type ChoiceKey = Exclude<{ [K in keyof TrainConfig]: TrainConfig[K] extends string ? K : never }[keyof TrainConfig], 'algo'>;
+/** The settings that are none of these: a list, or the three reward weights. */
+export type OtherKey = Exclude<keyof TrainConfig, NumericKey | SwitchKey | ChoiceKey | 'algo'>;
 /** A setting as the check names it: a config key, or one reward weight (`rewardWeights.progress`). */
 export type SettingField = Exclude<keyof TrainConfig, 'algo'> | `rewardWeights.${keyof RewardWeights}`;
 
@@ -41,6 +43,11 @@ export interface SwitchSetting {
   algo?: TrainAlgo;
   description: string;
 }
+
+/** A choice setting with its values (one entry per key: the union keeps each key's values typed). */
+export type ChoiceSetting = {
+  [K in ChoiceKey]: { key: K; label: string; group: SettingGroup; algo?: TrainAlgo; description: string; choices: ReadonlyArray<TrainConfig[K]> };
+}[ChoiceKey];
 
 export interface OtherSetting {
   key: OtherKey;
@@ -112,10 +119,27 @@ export const SWITCH_SETTINGS: readonly SwitchSetting[] = [
   { key: 'stdScaling', label: 'Scale advantages by the group’s standard deviation', group: 'loss', algo: 'grpo', description: 'Divide each advantage by the standard deviation of its group’s rewards.' },
 ];
 
+export const CHOICE_SETTINGS: readonly ChoiceSetting[] = [
+  {
+    key: 'lossType',
+    label: 'Loss normaliser',
+    group: 'loss',
+    algo: 'grpo',
+    choices: LOSS_TYPES,
+    description: 'What divides the loss: dapo, the batch’s model tokens; dr_grpo, a constant (episodes × max turns × tokens per turn).',
+  },
+  {
+    key: 'lrSchedule',
+    label: 'Learning-rate schedule',
+    group: 'optimizer',
+    choices: LR_SCHEDULES,
+    description: 'After the warm-up: constant keeps the learning rate; linear lowers it step by step to zero at the end of the run (TRL’s default).',
+  },
+];
+
 /** The settings the form shows with their own widgets (the reward weights one field each, the LoRA targets as boxes). */
 export const OTHER_SETTINGS: readonly OtherSetting[] = [
   { key: 'rewardWeights', label: 'Reward weights', group: 'essentials', description: 'Weights of correctness, progress and operational in the training reward.' },
-  { key: 'lossType', label: 'Loss normaliser', group: 'loss', algo: 'grpo', description: 'What divides the loss: dapo, the batch’s model tokens; dr_grpo, a constant (episodes × max turns × tokens per turn).' },
   { key: 'loraTargets', label: 'LoRA targets', group: 'batching', description: 'The projections that get a LoRA adapter.' },
 ];
 
@@ -135,5 +159,5 @@ export const REWARD_DESCRIPTIONS: Record<keyof RewardWeights, string> = {
 export function settingLabel(key: string): string {
   const reward = /^rewardWeights\.(\w+)$/.exec(key);
   if (reward && reward[1] in REWARD_LABELS) return REWARD_LABELS[reward[1] as keyof RewardWeights];
-  return [...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...OTHER_SETTINGS].find((s) => s.key === key)?.label ?? key;
+  return [...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...CHOICE_SETTINGS, ...OTHER_SETTINGS].find((s) => s.key === key)?.label ?? key;
 }

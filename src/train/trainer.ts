@@ -55,6 +55,7 @@ import { ProgressReporter, type ActivityProgress } from './progress.ts';
 import { assertValidSettings, TrainConfigError } from './settings-check.ts';
 import { deriveSeed, rollout, rolloutGroups, type RolledEpisode, type RolloutHooks, type RolloutProgress, type RolloutSettings } from './rollout.ts';
 import { actionText, buildSftExamples, sftLoss, type SftExample } from './sft.ts';
+import { learningRateAt } from './lr-schedule.ts';
 import { DEFAULT_TRAIN_CONFIG, type EvalPoint, type RewardMeans, type StepMetrics, type TraceEntry, type TrainConfig, type TrainProgress } from './types.ts';
 
 export interface TrainerDeps {
@@ -290,10 +291,9 @@ export class Trainer {
     };
   }
 
-  /** The learning rate of step s (linear warm-up). */
+  /** The learning rate of step s (its warm-up and schedule: lr-schedule.ts). */
   lrAt(step: number): number {
-    const w = this.config.warmupSteps;
-    return w > 0 && step <= w ? (this.config.lr * step) / w : this.config.lr;
+    return learningRateAt(this.config, step);
   }
 
   /** The questions of step s: the k-th prompt of the run is position k of its epoch's seeded shuffle. */

@@ -20,15 +20,25 @@ export type TrainAlgo = 'sft' | 'grpo';
  * have; TRL: completions × max_completion_length), so no episode's weight depends on the others' lengths.
  */
 export type LossType = 'dapo' | 'dr_grpo';
+export const LOSS_TYPES: readonly LossType[] = ['dapo', 'dr_grpo'];
+
+/**
+ * The learning rate over a run after its warm-up (src/train/lr-schedule.ts): 'constant' keeps `lr`; 'linear' decays it
+ * to zero at the end of the run, as transformers' (and so TRL's) default `lr_scheduler_type="linear"`.
+ */
+export type LrSchedule = 'constant' | 'linear';
+export const LR_SCHEDULES: readonly LrSchedule[] = ['constant', 'linear'];
 
 export interface TrainConfig {
   algo: TrainAlgo;
   /** Optimizer steps of the run. */
   steps: number;
-  /** AdamW learning rate (constant after `warmupSteps` of linear warm-up). */
+  /** AdamW learning rate: the peak, reached after `warmupSteps` of linear warm-up; `lrSchedule` says what follows. */
   lr: number;
   /** Linear warm-up from 0 to `lr` over this many steps; 0 = none. */
   warmupSteps: number;
+  /** After the warm-up: `lr` to the end ('constant') or a linear decay to zero at the last step ('linear'). */
+  lrSchedule: LrSchedule;
   weightDecay: number;
   adamBeta1: number;
   adamBeta2: number;
@@ -105,6 +115,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   steps: 200,
   lr: 5e-5,
   warmupSteps: 5,
+  lrSchedule: 'constant',
   weightDecay: 0,
   adamBeta1: 0.9,
   adamBeta2: 0.99,

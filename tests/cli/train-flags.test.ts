@@ -33,6 +33,8 @@ describe('sqlenv train refuses what the Train view refuses', () => {
     [['--reward-weights', '1,-1,1'], /^--reward-weights 1,-1,1: Progress weight must be a finite number ≥ 0/],
     [['--reward-weights', '0.1,1,1'], /^--reward-weights 0.1,1,1: Correctness weight: .*Raise the correctness weight/],
     [['--group-size', '1'], /^--group-size 1: Episodes per prompt \(G\) must be at least 2 for GRPO/],
+    [['--lr-schedule', 'cosine'], /^--lr-schedule must be constant or linear, got 'cosine'\.$/],
+    [['--loss-type', 'grpo'], /^--loss-type must be dapo or dr_grpo, got 'grpo'\.$/],
   ])('%j', (argv, message) => {
     expect(refusal(argv)).toMatch(message);
   });
@@ -49,6 +51,11 @@ describe('sqlenv train refuses what the Train view refuses', () => {
     const c = buildTrainConfig('sft', trainConfigOverrides({ 'adam-beta2': '0.999', seed: '0', 'lora-alpha': '0.5', 'group-size': '1' }));
     expect(c).toMatchObject({ algo: 'sft', adamBeta2: 0.999, seed: 0, loraAlpha: 0.5, groupSize: 1, steps: 50, lr: 2e-4 });
   });
+
+  it('reads each choice setting by its values', () => {
+    expect(buildTrainConfig('grpo', trainConfigOverrides({ 'lr-schedule': 'linear', 'loss-type': 'dr_grpo' }))).toMatchObject({ lrSchedule: 'linear', lossType: 'dr_grpo' });
+    expect(buildTrainConfig('sft', trainConfigOverrides({}))).toMatchObject({ lrSchedule: 'constant' });
+  });
 });
 
 describe('sqlenv train --help', () => {
@@ -61,7 +68,7 @@ describe('sqlenv train --help', () => {
 
   it('lists every setting once, each with a description', () => {
     const fields = Object.keys(DEFAULT_TRAIN_CONFIG).filter((k) => k !== 'algo');
-    expect(fields).toHaveLength(34);
+    expect(fields).toHaveLength(35);
     for (const field of fields) {
       const flag = `--${field.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`)}`;
       // The flag, its value's form, then at least a few words before the defaults in brackets.
@@ -79,7 +86,8 @@ describe('sqlenv train --help', () => {
     expect(lineOf('--group-size')).toMatch(/\(GRPO only; default 4\)$/);
     expect(lineOf('--clip-eps-high')).toMatch(/\(GRPO only; default 0\.28\)$/);
     expect(lineOf('--std-scaling')).toMatch(/\(GRPO only; default true\)$/);
-    expect(lineOf('--loss-type')).toMatch(/\(GRPO only; default dapo\)$/);
+    expect(lineOf('--loss-type')).toMatch(/^ {2}--loss-type dapo\|dr_grpo +What divides the loss.*\(GRPO only; default dapo\)$/);
+    expect(lineOf('--lr-schedule')).toMatch(/^ {2}--lr-schedule constant\|linear +After the warm-up.*\(default constant\)$/);
     expect(lineOf('--sft-examples-per-step')).toMatch(/\(SFT only; default 4\)$/);
     for (const line of help.split('\n').filter((l) => l.includes('GRPO only'))) expect(line).not.toMatch(/\bsft\b/);
   });

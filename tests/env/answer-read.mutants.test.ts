@@ -6,13 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { answerInterpretations, isTableRule, parsePythonLiteral, splitCells, splitTable, type ParsedAnswer } from '../../src/env/answer-read.ts';
+import { list, rows, scalar, text } from '../fixtures/readings.ts';
 
-const scalar = (format: ParsedAnswer['format'], value: string | number | null): ParsedAnswer => ({ kind: 'scalar', format, value });
-const list = (format: ParsedAnswer['format'], values: Array<string | number | null>, header?: string[]): ParsedAnswer =>
-  header ? { kind: 'list', format, values, header } : { kind: 'list', format, values };
-const rows = (format: ParsedAnswer['format'], cells: Array<Array<string | number | null>>, header?: string[]): ParsedAnswer =>
-  header ? { kind: 'rows', format, rows: cells, header } : { kind: 'rows', format, rows: cells };
-const text = (body: string): ParsedAnswer => scalar('text', body);
 
 describe('answerInterpretations: every reading, in order', () => {
   it.each<[string, ParsedAnswer[]]>([

@@ -11,9 +11,10 @@ describe('the Node split of the registry', () => {
   it('puts every check in one group, and each group has checks', () => {
     const groups = new Map<NodeGroup, string[]>();
     for (const name of CHECK_NAMES) groups.set(nodeGroup(name), [...(groups.get(nodeGroup(name)) ?? []), name]);
-    expect([...groups.keys()].sort()).toEqual(['engine', 'kernels', 'learning', 'train']);
+    expect([...groups.keys()].sort()).toEqual(['engine', 'heavy', 'kernels', 'learning', 'train']);
     expect([...groups.values()].flat().sort()).toEqual(Object.keys(CHECKS).sort());
     expect(groups.get('learning')).toEqual(['train-learning-grpo', 'train-learning-grpo-lr0', 'train-learning-sft', 'train-learning-sft-lr0', 'train-learning-grpo-reads', 'train-learning-grpo-reads-lr0']);
+    expect([...(groups.get('heavy') ?? [])].sort()).toEqual(['sample-distribution', 'train-adamw-step', 'train-gradients', 'train-logprobs']);
     expect(nodeGroup('train-model-api')).toBe('train');
     expect(nodeGroup('engine-sample')).toBe('engine');
     expect(nodeGroup('a-check-added-later')).toBe('kernels');

@@ -13,11 +13,20 @@ import { nodeGpu } from '../../src/gpu/node/node-gpu.ts';
 import { CHECK_NAMES, failingCases, reportLines, runCheck } from '../../src/gpu-tests/registry.ts';
 import { describeSeed, runSeed } from '../../src/gpu-tests/seed.ts';
 
-export type NodeGroup = 'learning' | 'train' | 'engine' | 'kernels';
+export type NodeGroup = 'learning' | 'heavy' | 'train' | 'engine' | 'kernels';
 
-/** Which file runs check `name`: the toy learning runs, the training pass, whole-model checks, and the kernels. */
+/**
+ * Whole-model checks that Chromium runs on every `npm test` (e2e/gpu/*.spec.ts) and Node only on request
+ * (checks-node-heavy.test.ts): the slowest of the registry in Node (≈ 180 s together on the 2-core CI machine), on
+ * code that is the same WGSL and the same engine in both places — the engine's logits are bit-identical across the two
+ * (engine-node-chromium.test.ts), and every kernel check, where a compiler difference would show, still runs in both.
+ */
+export const CHROMIUM_ONLY_BY_DEFAULT: readonly string[] = ['train-gradients', 'train-logprobs', 'train-adamw-step', 'sample-distribution'];
+
+/** Which file runs check `name`: the toy learning runs, the heavy ones, the training pass, whole-model checks, kernels. */
 export function nodeGroup(name: string): NodeGroup {
   if (name.startsWith('train-learning')) return 'learning';
+  if (CHROMIUM_ONLY_BY_DEFAULT.includes(name)) return 'heavy';
   if (name.startsWith('train-')) return 'train';
   if (/^(engine|quant-|sample-|adapter-)/.test(name)) return 'engine';
   return 'kernels';

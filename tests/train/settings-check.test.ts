@@ -39,6 +39,7 @@ describe('settingsProblems', () => {
     ['top-p above 1', grpo({ topP: 1.01 }), 'topP'],
     ['clip ε low of 1', grpo({ clipEpsLow: 1 }), 'clipEpsLow'],
     ['an unknown loss type', grpo({ lossType: 'ppo' as TrainConfig['lossType'] }), 'lossType'],
+    ['an unknown learning-rate schedule', sft({ lrSchedule: 'cosine' as TrainConfig['lrSchedule'] }), 'lrSchedule'],
     ['an unknown LoRA target', grpo({ loraTargets: ['q_proj', 'lm_head' as TrainConfig['loraTargets'][number]] }), 'loraTargets'],
     ['a negative operational weight', grpo({ rewardWeights: { correctness: 1, progress: 0.5, operational: -1 } }), 'rewardWeights.operational'],
     ['shaping worth a correct answer', grpo({ rewardWeights: { correctness: 0.5, progress: 0.5, operational: 0 } }), 'rewardWeights.correctness'],

@@ -6,7 +6,9 @@
  *   environment's default reward weights; on the fresh databases (never trained on) the success rate must end at
  *   least READS_MARGIN above both the warm-up's (what the lr-0 control keeps, see below) and the exact best
  *   fixed-answer rate.
- * - train-learning-grpo-reads-lr0: the same run with GRPO at lr 0: the fresh measure must not move at all.
+ * - train-learning-grpo-reads-lr0: the same run with GRPO at lr 0 for READS_LR0_STEPS steps: the fresh measure must
+ *   not move at all (a few steps show it as well as the whole run would: at lr 0 every step leaves the adapter as it
+ *   was, warm-up and schedule included, so the check costs a warm-up, not a second GRPO run).
  * The check's seed is the run seed: it draws the three sets of databases (printed in the notes).
  */
 import initSqlJs from 'sql.js';
@@ -21,6 +23,8 @@ import { property } from './train-engine.ts';
 
 /** How far above the control and the ceiling the trained fresh success must end. */
 export const READS_MARGIN = 0.1;
+/** GRPO steps of the lr-0 control run (past READS_GRPO's 5 warm-up steps, so rates 0 before and after them). */
+const READS_LR0_STEPS = 7;
 
 const inNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
 
@@ -38,7 +42,7 @@ function readsCheck(zeroLr: boolean) {
       microBatchTokens: TOY_MICRO_BATCH_TOKENS,
     });
     try {
-      const run = await runReads(model, setup, zeroLr ? { grpo: { lr: 0 } } : {});
+      const run = await runReads(model, setup, zeroLr ? { grpo: { lr: 0, steps: READS_LR0_STEPS } } : {});
       note(`${zeroLr ? 'lr=0' : 'lr=default'}: ${describeReadsRun(run)}`);
       note(`${((performance.now() - start) / 1000).toFixed(1)} s`);
       const shape = `reads, ${run.grpo.metrics.length} GRPO steps, ${run.after.episodes} fresh episodes`;

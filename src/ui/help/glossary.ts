@@ -6,8 +6,8 @@
  */
 import { DEFAULT_ENV_CONFIG } from '../../env/types.ts';
 import { OPERATIONAL, STEP_COST, type RewardWeights } from '../../env/rewards.ts';
-import type { NumericKey, SwitchKey } from '../train/config-fields.ts';
-import { NUMBER_SETTINGS, REWARD_LABELS, SWITCH_SETTINGS } from '../train/config-fields.ts';
+import type { ChoiceKey, NumericKey, SwitchKey } from '../train/config-fields.ts';
+import { CHOICE_SETTINGS, NUMBER_SETTINGS, REWARD_LABELS, SWITCH_SETTINGS } from '../train/config-fields.ts';
 import { REWARD_DESCRIPTIONS } from '../../train/settings-table.ts';
 import { numberText as num } from './help-figures.ts';
 
@@ -72,13 +72,13 @@ const ALGO_PREFIX = { grpo: 'GRPO: ', sft: 'SFT: ' } as const;
  * `sqlenv train --help` also read (src/train/settings-table.ts); a setting used by one algorithm says which.
  */
 export const TRAIN_SETTING_HELP = Object.fromEntries([
-  ...[...NUMBER_SETTINGS, ...SWITCH_SETTINGS].map((s) => [s.key, `${s.algo ? ALGO_PREFIX[s.algo] : ''}${s.description}`]),
+  ...[...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...CHOICE_SETTINGS].map((s) => [s.key, `${s.algo ? ALGO_PREFIX[s.algo] : ''}${s.description}`]),
   ...Object.entries(REWARD_DESCRIPTIONS).map(([part, text]) => [`rewardWeights.${part}`, text]),
-]) as Record<NumericKey | SwitchKey | `rewardWeights.${keyof RewardWeights}`, string>;
+]) as Record<NumericKey | SwitchKey | ChoiceKey | `rewardWeights.${keyof RewardWeights}`, string>;
 
 /** The help of a Train setting named by its label (as SettingField receives it); undefined for an unknown label. */
 export function trainSettingHelp(label: string): string | undefined {
-  const setting = NUMBER_SETTINGS.find((s) => s.label === label) ?? SWITCH_SETTINGS.find((s) => s.label === label);
+  const setting = [...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...CHOICE_SETTINGS].find((s) => s.label === label);
   if (setting) return TRAIN_SETTING_HELP[setting.key];
   const part = (Object.keys(REWARD_LABELS) as Array<keyof RewardWeights>).find((p) => REWARD_LABELS[p] === label);
   return part === undefined ? undefined : TRAIN_SETTING_HELP[`rewardWeights.${part}`];

@@ -17,7 +17,7 @@ import { routeHash } from '../router.ts';
 import { useStore } from '../store/store.ts';
 import { runActive } from '../store/train-slice.ts';
 import { configProblem, type ConfigProblem } from './config-check.ts';
-import { GROUP_TITLES, groupHasFields, NUMBER_SETTINGS, REWARD_LABELS, shownFor, SWITCH_SETTINGS, type SettingGroup } from './config-fields.ts';
+import { CHOICE_SETTINGS, GROUP_TITLES, groupHasFields, NUMBER_SETTINGS, REWARD_LABELS, shownFor, SWITCH_SETTINGS, type ChoiceSetting, type SettingGroup } from './config-fields.ts';
 import { SettingField } from './SettingField.tsx';
 import { configFor, readTrainSettings } from './shared-settings.ts';
 import { TRAIN_SETTING_HELP } from '../help/glossary.ts';
@@ -48,6 +48,7 @@ function SettingsGroup({ group, config, problemKey, disabled, onChange }: GroupP
   if (!groupHasFields(group, config.algo)) return null;
   const numbers = NUMBER_SETTINGS.filter((s) => s.group === group && shownFor(s, config.algo));
   const switches = SWITCH_SETTINGS.filter((s) => s.group === group && shownFor(s, config.algo));
+  const choices = CHOICE_SETTINGS.filter((s) => s.group === group && shownFor(s, config.algo));
   return (
     <fieldset className="settings-group">
       <legend>{GROUP_TITLES[group]}</legend>
@@ -55,12 +56,29 @@ function SettingsGroup({ group, config, problemKey, disabled, onChange }: GroupP
         {numbers.map((s) => (
           <SettingField key={s.key} label={s.label} value={config[s.key]} whole={s.whole} hint={s.hint} invalid={problemKey === s.key} disabled={disabled} onChange={(v) => onChange({ [s.key]: v })} />
         ))}
+        {choices.map((s) => (
+          <ChoiceSettingField key={s.key} setting={s} config={config} disabled={disabled} onChange={onChange} />
+        ))}
       </div>
       {switches.map((s) => (
         <CheckField key={s.key} className="check" label={s.label} help={TRAIN_SETTING_HELP[s.key]} checked={config[s.key]} disabled={disabled} onChange={(checked) => onChange({ [s.key]: checked })} />
       ))}
       {group === 'batching' && <LoraTargets targets={config.loraTargets} invalid={problemKey === 'loraTargets'} disabled={disabled} onChange={(loraTargets) => onChange({ loraTargets })} />}
     </fieldset>
+  );
+}
+
+/** A choice setting as a select; its values are the table's, so the field's type holds whatever is picked. */
+function ChoiceSettingField({ setting, config, disabled, onChange }: { setting: ChoiceSetting; config: TrainConfig; disabled: boolean; onChange: (patch: Partial<TrainConfig>) => void }) {
+  return (
+    <ChoiceField
+      label={setting.label}
+      help={TRAIN_SETTING_HELP[setting.key]}
+      value={config[setting.key]}
+      choices={setting.choices}
+      disabled={disabled}
+      onChange={(value: string) => onChange({ [setting.key]: value })}
+    />
   );
 }
 
@@ -108,7 +126,7 @@ function RewardWeightsGroup({ config, problemKey, disabled, onChange }: Omit<Gro
 function isAdvanced(problem: ConfigProblem | null): boolean {
   if (!problem || problem.field.startsWith('rewardWeights.')) return false;
   if (problem.field === 'loraTargets') return true;
-  const setting = NUMBER_SETTINGS.find((s) => s.key === problem.field) ?? SWITCH_SETTINGS.find((s) => s.key === problem.field);
+  const setting = [...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...CHOICE_SETTINGS].find((s) => s.key === problem.field);
   return setting !== undefined && setting.group !== 'essentials';
 }
 

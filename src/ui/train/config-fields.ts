@@ -5,14 +5,17 @@
  * shared-settings.ts's table.
  */
 import type { TrainAlgo } from '../../train/types.ts';
-import { NUMBER_SETTINGS, SWITCH_SETTINGS, type SettingGroup } from '../../train/settings-table.ts';
+import { CHOICE_SETTINGS, NUMBER_SETTINGS, SWITCH_SETTINGS, type SettingGroup } from '../../train/settings-table.ts';
 
 export {
+  CHOICE_SETTINGS,
   GROUP_TITLES,
   NUMBER_SETTINGS,
   REWARD_LABELS,
   settingLabel,
   SWITCH_SETTINGS,
+  type ChoiceKey,
+  type ChoiceSetting,
   type NumberSetting,
   type NumericKey,
   type SettingGroup,
@@ -28,5 +31,5 @@ export function shownFor(setting: { algo?: TrainAlgo }, algo: TrainAlgo): boolea
 /** Whether `group` has a field to show for `algo` (the LoRA targets sit in 'batching'): an empty group is hidden. */
 export function groupHasFields(group: SettingGroup, algo: TrainAlgo): boolean {
   if (group === 'batching') return true;
-  return [...NUMBER_SETTINGS, ...SWITCH_SETTINGS].some((s) => s.group === group && shownFor(s, algo));
+  return [...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...CHOICE_SETTINGS].some((s) => s.group === group && shownFor(s, algo));
 }

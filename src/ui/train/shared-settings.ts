@@ -18,6 +18,7 @@ export const TRAIN_DEFAULTS: Record<TrainAlgo, TrainConfig> = { sft: DEFAULT_SFT
 /** Settings with one value for both algorithms. */
 export const SHARED_KEYS = [
   'warmupSteps',
+  'lrSchedule',
   'weightDecay',
   'adamBeta1',
   'adamBeta2',

@@ -9,7 +9,7 @@ import { OPERATIONAL } from '../../../src/env/rewards.ts';
 import { DEFAULT_ENV_CONFIG } from '../../../src/env/types.ts';
 import { GLOSSARY, trainSettingHelp } from '../../../src/ui/help/glossary.ts';
 import { helpFigures, numberText } from '../../../src/ui/help/help-figures.ts';
-import { NUMBER_SETTINGS, REWARD_LABELS, SWITCH_SETTINGS } from '../../../src/ui/train/config-fields.ts';
+import { CHOICE_SETTINGS, NUMBER_SETTINGS, REWARD_LABELS, SWITCH_SETTINGS } from '../../../src/ui/train/config-fields.ts';
 import { useTinyDataset } from '../../fixtures/tiny-dataset.ts';
 
 const tiny = useTinyDataset();
@@ -60,7 +60,7 @@ describe('glossary', () => {
   });
 
   it('has a tooltip for every Train setting, found by the label the form shows', () => {
-    const labels = [...NUMBER_SETTINGS.map((s) => s.label), ...SWITCH_SETTINGS.map((s) => s.label), ...Object.values(REWARD_LABELS)];
+    const labels = [...[...NUMBER_SETTINGS, ...SWITCH_SETTINGS, ...CHOICE_SETTINGS].map((s) => s.label), ...Object.values(REWARD_LABELS)];
     for (const label of labels) expect(trainSettingHelp(label), label).toMatch(/\w{4,}/);
     expect(new Set(labels.map(trainSettingHelp)).size, 'each setting has its own text').toBe(labels.length);
     expect(trainSettingHelp('No such setting')).toBeUndefined();
