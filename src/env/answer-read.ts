@@ -463,7 +463,7 @@ function closingDouble(t: QuoteTables, open: number): number {
 }
 
 /**
- * Lines `label: value` (the label before the first colon, non-empty, without quotes or brackets) → rows: one row of
+ * Lines `label: value` (the label before the first colon, non-empty, with no bracket or brace) → rows: one row of
  * the distinct labels' values, or several when the labels repeat in the same groups (`name: a`, `name: b` is a
  * column). The labels are the reading's header: it counts only when they name the gold's columns.
  */

@@ -249,4 +249,13 @@ describe('bagMatch: large bags', () => {
     const answer = JSON.stringify([...core.answer, ...filler.map(([n, f]) => [String(n), f])]);
     expect(answerMatches(answer, gold, false).match).toBe(true);
   });
+
+  it('pairs only rows whose cells are the same text: 200 × x + y is not 199 × x + 2 × y (201 rows)', () => {
+    // exactKey's `p.num !== null` forced true and its `t:${text}` emptied (added after the re-run): either gives every
+    // text cell one key, so the pairing step would pair all 201 rows and call the bag a match. (The same values in
+    // both columns: the column pruning lets it through to the bag match.)
+    const gold = table([...Array.from({ length: 199 }, () => ['x']), ['y'], ['y']]);
+    expect(answerMatches([...Array.from({ length: 200 }, () => 'x'), 'y'].join('\n'), gold, false).match).toBe(false);
+    expect(answerMatches([...Array.from({ length: 199 }, () => 'x'), 'y', 'y'].join('\n'), gold, false).match).toBe(true);
+  });
 });
