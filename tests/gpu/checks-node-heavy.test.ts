@@ -6,4 +6,4 @@
  */
 import { describeNodeChecks } from './checks-node-suite.ts';
 
-describeNodeChecks('heavy', 'tests/gpu/checks-node-heavy.test.ts', process.env.GPU_CHECKS_HEAVY === '1');
+describeNodeChecks('heavy', 'tests/gpu/checks-node-heavy.test.ts');

@@ -15,4 +15,4 @@
  */
 import { describeNodeChecks } from './checks-node-suite.ts';
 
-describeNodeChecks('learning', 'tests/gpu/checks-node-learning.test.ts', process.env.GPU_CHECKS_LEARNING === '1');
+describeNodeChecks('learning', 'tests/gpu/checks-node-learning.test.ts');
