@@ -7,7 +7,7 @@
  * Seeded like the suite (GPU_CHECK_SEED or a fresh seed, printed, src/gpu-tests/seed.ts).
  */
 import type { GpuContext } from '../../src/gpu/device.ts';
-import { failingCases, reportLines, runCheck } from '../../src/gpu-tests/registry.ts';
+import { CHECK_NAMES, failingCases, reportLines, runCheck } from '../../src/gpu-tests/registry.ts';
 import { describeSeed, runSeed } from '../../src/gpu-tests/seed.ts';
 
 export interface CheckOutcome {
@@ -28,6 +28,20 @@ export interface ChecksReport {
   outcomes: CheckOutcome[];
   passed: number;
   failed: number;
+}
+
+/**
+ * The checks a run asked for by name (GPU_KIT_CHECKS, comma-separated: e.g. the learning runs too long for the
+ * default list), or null when it asked for none; a name the registry does not hold is refused before the GPU is
+ * touched, so a typo cannot spend a lent machine's minutes on nothing.
+ */
+export function requestedChecks(env: Readonly<Record<string, string | undefined>>): string[] | null {
+  const raw = env.GPU_KIT_CHECKS?.trim();
+  if (!raw) return null;
+  const names = raw.split(',').map((n) => n.trim()).filter((n) => n.length > 0);
+  const unknown = names.filter((n) => !CHECK_NAMES.includes(n));
+  if (unknown.length > 0) throw new Error(`GPU_KIT_CHECKS names no registered check: ${unknown.join(', ')} (registered: ${CHECK_NAMES.join(', ')})`);
+  return names;
 }
 
 export async function runKitChecks(ctx: GpuContext, names: readonly string[], log: (line: string) => void): Promise<ChecksReport> {

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { isSoftwareAdapter } from '../../src/gpu/adapter-probe.ts';
 import { acquireGpu } from '../../src/gpu/device.ts';
 import { nodeGpu } from '../../src/gpu/node/node-gpu.ts';
-import { runKitChecks, type ChecksReport } from './checks.ts';
+import { requestedChecks, runKitChecks, type ChecksReport } from './checks.ts';
 import { deviceReport, measureCopyBandwidth, type DeviceReport } from './device-info.ts';
 import { runFull } from './full.ts';
 import { isKitMode, KIT_MODES, KIT_SETTINGS } from './settings.ts';
@@ -56,6 +56,7 @@ async function readBandwidth(work: string): Promise<number | null> {
 async function main(): Promise<number> {
   const { phase, mode, work } = parse(process.argv.slice(2));
   const settings = KIT_SETTINGS[mode];
+  const checks = phase === 'checks' ? (requestedChecks(process.env) ?? settings.checks) : settings.checks;
   const { gpu, driver, adapter } = await nodeGpu();
   log(`gpu-kit ${phase} (${mode}): ${adapter} via ${driver}`);
   const ctx = await acquireGpu({ gpu, label: `gpu-kit-${phase}` });
@@ -71,7 +72,7 @@ async function main(): Promise<number> {
       log(`features: ${d.features.join(', ')}`);
       log(`copy bandwidth: ${(d.copy.bytesPerSecond / 1e9).toFixed(1)} GB/s (read + write)`);
     } else if (phase === 'checks') {
-      result = await runKitChecks(ctx, settings.checks, log);
+      result = await runKitChecks(ctx, checks, log);
     } else {
       const bandwidth = (await readBandwidth(work)) ?? (await measureCopyBandwidth(ctx, Math.min(settings.copyBytes, ctx.limits.maxBufferSize), 8)).bytesPerSecond;
       result = await runFull(ctx, settings, work, bandwidth, log, (file, values) => writeFile(file, new Uint8Array(values.buffer, values.byteOffset, values.byteLength)));

@@ -7,17 +7,22 @@
  *    esbuild into one ES module that needs no node_modules; sql-wasm.wasm beside it (sql.js loads it from there);
  *  - dist/linux-x64/dawn.node.xz: Dawn's Node binding from the `webgpu` package (the bundled `webgpu` module looks
  *    for it at dist/<platform>-<arch>/ beside the bundle);
- *  - lib/: the Vulkan loader and glvnd's dispatch libraries of this machine, used only where the GPU machine has none;
+ *  - debs/: Debian's packages of the Vulkan loader and glvnd (VULKAN_DEBS, fetched with `apt-get download`), which
+ *    run.sh unpacks into / where the GPU machine has no loader and the kit runs as root: the device README's recipe,
+ *    the one seen working with NVIDIA's ICD on an H200 (docs/gpu-kit.md); `--no-vulkan-debs` leaves them out;
+ *  - lib/: the Vulkan loader and glvnd's dispatch libraries of this machine, put on LD_LIBRARY_PATH where the
+ *    machine has no loader and the debs cannot be unpacked (not root, no dpkg);
  *  - torch_side.py, kit_report.py: the PyTorch side and the report; run.sh; MANIFEST.json (versions, sizes).
  * The folder's size is printed, and the build fails when it exceeds the limit (64 MiB: what the device tool carries).
  *
- *   npx tsx scripts/gpu-kit/build.ts [--out DIR] [--xz-preset 0-9] [--limit-mib N]
+ *   npx tsx scripts/gpu-kit/build.ts [--out DIR] [--xz-preset 0-9] [--limit-mib N] [--no-vulkan-debs]
  *
  * xz preset: 6 (default) packs the 99 MB Node binary to ~24 MB in ~45 s on 2 cores; 0 takes a few seconds for
  * ~30 MB (the suite's build, tests/scripts/gpu-kit.test.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFile, mkdir, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +36,12 @@ const require = createRequire(import.meta.url);
 /** Shared libraries the kit brings for a machine without a Vulkan loader (Debian's libvulkan1 and libglvnd0). */
 const CARRIED_LIBS = ['libvulkan.so.1', 'libGLdispatch.so.0', 'libGLX.so.0'];
 const LIB_DIRS = ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/usr/lib64', '/usr/lib'];
+/**
+ * The packages the device README unpacks for Vulkan on its GPU machines (amd64). With only the loader and glvnd's
+ * dispatch libraries on LD_LIBRARY_PATH, NVIDIA's ICD (libGLX_nvidia.so.0) gave no vkCreateInstance on an H200
+ * (2026-11-28); with these unpacked and ldconfig run, Dawn found the GPU.
+ */
+const VULKAN_DEBS = ['libvulkan1', 'libglvnd0', 'libglx0', 'libegl1', 'libgl1', 'libopengl0', 'libgles2'];
 
 /** `?raw` imports as their file's text (as Vite and bin/raw-import-hooks.mjs give them); `?url` as '' (browser-only). */
 const queryImports: Plugin = {
@@ -59,6 +70,25 @@ const BANNER = [
 function xz(source: string, target: string, preset: number): void {
   const r = spawnSync('sh', ['-c', `xz -T0 -${preset} -c "$0" > "$1"`, source, target], { stdio: ['ignore', 'ignore', 'pipe'] });
   if (r.status !== 0) throw new KitBuildError(`xz failed on ${source} (${r.stderr.toString().trim() || `exit ${r.status}`}); install xz-utils`);
+}
+
+/** Downloads VULKAN_DEBS (amd64) into `dir` with apt's lists in a scratch folder; the files, or [] with a warning. */
+async function downloadVulkanDebs(dir: string): Promise<string[]> {
+  const lists = await mkdtemp(join(tmpdir(), 'gpu-kit-apt-'));
+  try {
+    await mkdir(join(lists, 'partial'));
+    const options = ['-oAPT::Architecture=amd64', '-oAPT::Architectures=amd64', `-oDir::State::Lists=${lists}`, '-qq'];
+    const update = spawnSync('apt-get', [...options, 'update'], { encoding: 'utf8' });
+    const download = update.status === 0 ? spawnSync('apt-get', [...options, 'download', ...VULKAN_DEBS], { cwd: dir, encoding: 'utf8' }) : update;
+    if (download.status !== 0) {
+      console.warn(`gpu-kit: could not download ${VULKAN_DEBS.join(', ')} (${(download.stderr ?? '').trim().split('\n').pop() || `exit ${download.status}`}): a GPU machine without a Vulkan loader gets only lib/ on LD_LIBRARY_PATH`);
+      await rm(dir, { recursive: true, force: true });
+      return [];
+    }
+    return (await readdir(dir)).filter((f) => f.endsWith('.deb')).sort();
+  } finally {
+    await rm(lists, { recursive: true, force: true });
+  }
 }
 
 async function findLib(name: string): Promise<string | null> {
@@ -99,7 +129,7 @@ function git(args: string[]): string | null {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, 'xz-preset': { type: 'string' }, 'limit-mib': { type: 'string' } } });
+  const { values } = parseArgs({ options: { out: { type: 'string' }, 'xz-preset': { type: 'string' }, 'limit-mib': { type: 'string' }, 'vulkan-debs': { type: 'boolean', default: true } }, allowNegative: true });
   const out = resolve(ROOT, values.out ?? 'gpu-kit');
   const preset = Number(values['xz-preset'] ?? '6');
   if (!Number.isInteger(preset) || preset < 0 || preset > 9) throw new KitBuildError(`--xz-preset must be 0..9, not '${values['xz-preset']}'`);
@@ -138,6 +168,11 @@ async function main(): Promise<void> {
     await copyFile(found, join(out, 'lib', name));
     libs.push(name);
   }
+  let debs: string[] = [];
+  if (values['vulkan-debs']) {
+    await mkdir(join(out, 'debs'));
+    debs = await downloadVulkanDebs(join(out, 'debs'));
+  }
   if (!libs.includes('libvulkan.so.1')) console.warn('gpu-kit: no libvulkan.so.1 here (apt-get install libvulkan1): the kit will need the GPU machine\'s own Vulkan loader');
   for (const name of ['run.sh', 'torch_side.py', 'kit_report.py']) await copyFile(join(HERE, name), join(out, name));
 
@@ -150,6 +185,7 @@ async function main(): Promise<void> {
     webgpu: (JSON.parse(await readFile(join(webgpuDir, 'package.json'), 'utf8')) as { version: string }).version,
     xzPreset: preset,
     libs,
+    vulkanDebs: debs,
     files,
   };
   await writeFile(join(out, 'MANIFEST.json'), JSON.stringify(manifest, null, 2) + '\n');

@@ -8,7 +8,8 @@
 # gpu-kit.log (everything printed). Needs bash, python3 (its lzma unpacks Node and Dawn) and, for the PyTorch side,
 # torch + transformers + peft with a CUDA device (else that part is skipped with a line saying why).
 # Environment: OUT; GPU_KIT_WORK (scratch, default a fresh folder in /tmp: the 1.2 GB checkpoint goes there);
-# GPU_KIT_PYTHON (default python3); GPU_CHECK_SEED (replays the checks' seed); GPU_KIT_PHASES (default
+# GPU_KIT_PYTHON (default python3); GPU_CHECK_SEED (replays the checks' seed); GPU_KIT_CHECKS (comma-separated
+# registered checks for the checks phase instead of the kit's list, e.g. the learning runs); GPU_KIT_PHASES (default
 # "device checks full torch"); each phase has a time limit (seconds: GPU_KIT_LIMIT_<PHASE>) so that a hang leaves the
 # other phases' figures. The exit status is 0 only when every phase ran and every check passed.
 set -u
@@ -36,11 +37,20 @@ if ! { unxz "$KIT/node.xz" "$WORK/node" && chmod +x "$WORK/node" && unxz "$KIT/d
 fi
 echo "gpu-kit: node $("$WORK/node" --version), unpacked in $(( $(date +%s) - started )) s"
 
-# Vulkan: the machine's loader when it has one, else the kit's; NVIDIA's ICD where the driver is mounted but not
-# registered (the device README's note for these machines).
+# Vulkan: the machine's loader when it has one; else, as root, Debian's loader and glvnd unpacked into / from the
+# kit's debs/ and registered with ldconfig (the device README's recipe: the one seen working with NVIDIA's ICD on an
+# H200, where the loader alone on LD_LIBRARY_PATH gave no vkCreateInstance); else the kit's lib/ on LD_LIBRARY_PATH.
+# NVIDIA's ICD where the driver is mounted but not registered (the device README's note for these machines).
 if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan.so.1 '; then
-  export LD_LIBRARY_PATH="$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  echo "gpu-kit: no Vulkan loader on this machine; using the kit's ($KIT/lib)"
+  debs=("$KIT"/debs/*.deb)
+  if [ "$MODE" = gpu ] && [ "$(id -u)" = 0 ] && command -v dpkg >/dev/null && [ -f "${debs[0]}" ]; then
+    for f in "${debs[@]}"; do dpkg -x "$f" /; done
+    ldconfig
+    echo "gpu-kit: no Vulkan loader on this machine; unpacked the kit's ${#debs[@]} packages into / ($(basename -a "${debs[@]}" | tr '\n' ' '))"
+  else
+    export LD_LIBRARY_PATH="$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    echo "gpu-kit: no Vulkan loader on this machine; using the kit's ($KIT/lib)"
+  fi
 fi
 if [ "$MODE" = gpu ]; then
   export SQLENV_GPU=system

@@ -11,7 +11,7 @@
  * the assertions.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,7 +108,7 @@ describe('GPU kit, built and run in reduced mode', () => {
   const json = <T>(path: string) => JSON.parse(readFileSync(path, 'utf8')) as T;
 
   beforeAll(() => {
-    build = spawnSync(TSX, ['scripts/gpu-kit/build.ts', '--out', kit, '--xz-preset', '0'], { cwd: ROOT, encoding: 'utf8' });
+    build = spawnSync(TSX, ['scripts/gpu-kit/build.ts', '--out', kit, '--xz-preset', '0', '--no-vulkan-debs'], { cwd: ROOT, encoding: 'utf8' });
     console.log(build.stdout, build.stderr);
     if (build.status !== 0) return;
     // The kit runs from its own folder with none of the repository around it: cwd is the temporary folder.
@@ -215,6 +215,51 @@ describe('GPU kit, built and run in reduced mode', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('gpu-kit: Error: the only adapter is a software one (google/swiftshader');
     expect(readFileSync(join(gpuOut, 'gpu-kit.md'), 'utf8')).toContain('| run | phase device | exit 1, ');
+  });
+
+  /** run.sh in GPU mode (device phase only, failing fast on SwiftShader) with ldconfig, dpkg and id replaced by stubs
+   * that log their arguments: a machine with no Vulkan loader, as the user `uid`. */
+  function runWithoutLoader(uid: number): { stdout: string; calls: string[] } {
+    const bin = mkdtempSync(join(tmp, `stubs-${uid}-`));
+    const calls = join(bin, 'calls.log');
+    const stub = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/sh\necho "${name}\${*:+ $*}" >> "${calls}"\n${body}\n`, { mode: 0o755 });
+    stub('ldconfig', ''); // prints no cache: no libvulkan.so.1 on this machine
+    stub('dpkg', '');
+    stub('id', `echo ${uid}`);
+    const r = spawnSync('bash', [join(kit, 'run.sh')], {
+      cwd: tmp,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, VK_ICD_FILENAMES: findSwiftShaderIcd()!, OUT: join(bin, 'out'), GPU_KIT_WORK: join(bin, 'work'), GPU_KIT_PYTHON: PYTHON, GPU_KIT_PHASES: 'device' },
+    });
+    return { stdout: r.stdout, calls: existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [] };
+  }
+
+  it("as root on a machine with no Vulkan loader, unpacks the kit's packages into / and runs ldconfig", () => {
+    const debs = join(kit, 'debs');
+    mkdirSync(debs, { recursive: true });
+    for (const name of ['libvulkan1_1.0_amd64.deb', 'libglvnd0_1.0_amd64.deb']) writeFileSync(join(debs, name), '');
+    try {
+      const { stdout, calls } = runWithoutLoader(0);
+      expect(calls.filter((c) => !c.startsWith('id '))).toEqual(['ldconfig -p', `dpkg -x ${debs}/libglvnd0_1.0_amd64.deb /`, `dpkg -x ${debs}/libvulkan1_1.0_amd64.deb /`, 'ldconfig']);
+      expect(stdout).toContain("no Vulkan loader on this machine; unpacked the kit's 2 packages into /");
+      // Not as another user: nothing is written into /, the kit's lib/ goes on LD_LIBRARY_PATH.
+      const user = runWithoutLoader(1000);
+      expect(user.calls.filter((c) => c.startsWith('dpkg') || c === 'ldconfig')).toEqual([]);
+      expect(user.stdout).toContain(`no Vulkan loader on this machine; using the kit's (${kit}/lib)`);
+    } finally {
+      rmSync(debs, { recursive: true, force: true });
+    }
+  });
+
+  it('runs only the registered checks GPU_KIT_CHECKS names, and refuses an unknown name before touching the GPU', () => {
+    const env = (checks: string, name: string) => ({ ...process.env, OUT: join(tmp, `${name}-out`), GPU_KIT_WORK: join(tmp, `${name}-work`), GPU_KIT_PYTHON: PYTHON, GPU_KIT_PHASES: 'checks', GPU_KIT_CHECKS: checks });
+    const picked = spawnSync('bash', [join(kit, 'run.sh'), '--reduced'], { cwd: tmp, encoding: 'utf8', env: env(' rmsnorm, ', 'picked') });
+    expect(picked.status, picked.stdout).toBe(0);
+    expect(json<ChecksReport>(join(tmp, 'picked-work/checks.json')).outcomes.map((o) => o.check)).toEqual(['rmsnorm']);
+    const typo = spawnSync('bash', [join(kit, 'run.sh'), '--reduced'], { cwd: tmp, encoding: 'utf8', env: env('rmsnorm,rmsnrom', 'typo') });
+    expect(typo.status).toBe(1);
+    expect(typo.stdout).toContain('GPU_KIT_CHECKS names no registered check: rmsnrom');
+    expect(existsSync(join(tmp, 'typo-work/checks.json'))).toBe(false);
   });
 
   it('records the sequences each training update trained on', () => {
