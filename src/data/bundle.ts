@@ -1,9 +1,11 @@
 /**
  * Dataset bundles: `manifest.json` + `db/<db_id>.sqlite`, read through a `BundleReader` so the same code loads a
  * bundle from disk (Node) or over HTTP (browser). A manifest's database files must be `db/<name>.sqlite` with no
- * separator in the name (bundleFileProblem), so no manifest reads or writes a file outside its bundle.
+ * separator in the name (bundleFileProblem), so no manifest reads or writes a file outside its bundle; its questions
+ * are checked before they are graded against (src/data/manifest-check.ts).
  */
 import { decodeValue, encodeValue } from './gold.ts';
+import { manifestQuestionsProblem } from './manifest-check.ts';
 import { printable } from './printable.ts';
 import { DATASET_FORMAT_VERSION, type Dataset, type DatasetManifest, type Question } from './types.ts';
 
@@ -62,6 +64,8 @@ export async function readBundle(reader: BundleReader): Promise<Dataset> {
     if (problem) throw new DatasetError(`Dataset at ${reader.location} is malformed: database '${printable(String(db.id))}' has a file outside the bundle (${problem}).`);
   }
   const files = new Map(manifest.databases.map((d) => [d.id, d.file]));
+  const problem = manifestQuestionsProblem(manifest.questions, new Set(files.keys()));
+  if (problem) throw new DatasetError(`Dataset at ${reader.location} is malformed: ${problem}. Make it again ('npm run data:spider' or 'npm run data:demo').`);
   return fromManifest(manifest, async (dbId) => {
     const file = files.get(dbId);
     if (!file) throw new DatasetError(`Dataset '${printable(manifest.name)}' has no database '${printable(dbId)}'.`);

@@ -66,19 +66,30 @@ export async function goldTies(executor: SqlExecutor, dbKey: string, goldSql: st
   }
   if (segments.every((s) => s.pool.length === 1)) return undefined;
   // The stored result must be one of the legal results found, cut into the same segments.
-  const rowKey = (row: SqlValue[]): string => JSON.stringify(row.map(cellKey));
+  if (!isLegalCut(segments, gold.rows)) return undefined;
+  return { segments: segments.map((s) => ({ take: s.take, pool: s.pool.map((row) => row.map(encodeValue)) })) };
+}
+
+/**
+ * Whether `rows`, cut into consecutive pieces of each segment's `take`, takes every piece from its segment's pool
+ * (rows counted with their multiplicity) and has no row left over: that is, `rows` is one of the results the ties
+ * allow. Used when the ties are found, and when a bundle's manifest is read (src/data/manifest-check.ts).
+ */
+export function isLegalCut(segments: ReadonlyArray<{ take: number; pool: readonly SqlValue[][] }>, rows: readonly SqlValue[][]): boolean {
+  const rowKey = (row: readonly SqlValue[]): string => JSON.stringify(row.map(cellKey));
   let at = 0;
   for (const s of segments) {
     const pool = new Map<string, number>();
     for (const row of s.pool) pool.set(rowKey(row), (pool.get(rowKey(row)) ?? 0) + 1);
-    for (const row of gold.rows.slice(at, at + s.take)) {
+    if (at + s.take > rows.length) return false;
+    for (const row of rows.slice(at, at + s.take)) {
       const left = pool.get(rowKey(row)) ?? 0;
-      if (left === 0) return undefined;
+      if (left === 0) return false;
       pool.set(rowKey(row), left - 1);
     }
     at += s.take;
   }
-  return { segments: segments.map((s) => ({ take: s.take, pool: s.pool.map((row) => row.map(encodeValue)) })) };
+  return at === rows.length;
 }
 
 /** Equal exactly when SQLite's ORDER BY (BINARY collation) and the strict verifier see equal values: 1 and 1.0 are one. */

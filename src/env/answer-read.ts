@@ -347,8 +347,10 @@ export interface TextRecord {
  * cell); the cell may span lines. A cell that starts with `'` runs to such a `'` on the same line. Precomputed tables
  * (closing quotes, runs of quotes, line ends) make every lookup O(1), so the whole pass is linear.
  * For `|`, one leading and one trailing pipe of a record (markdown borders) are not cell separators.
+ * An empty delimiter is refused: it would match at every position without moving past it.
  */
 export function splitTable(body: string, delim: string): TextRecord[] {
+  if (delim === '') throw new RangeError('splitTable: the delimiter must not be empty (it would match everywhere)');
   const q = quoteTables(body, delim);
   const records: TextRecord[] = [];
   let cells: string[] = [];

@@ -62,6 +62,10 @@ describe('splitTable: where a quoted cell ends', () => {
   ])('splitTable(%j, %j)', (body, delim, expected) => {
     expect(splitTable(body, delim).map((r) => r.cells)).toEqual(expected);
   });
+
+  it('refuses an empty delimiter (it would match at every position and never move on)', () => {
+    expect(() => splitTable('a,b', '')).toThrow(/delimiter must not be empty/);
+  });
 });
 
 describe('splitCells: borders, trimming and quoted cells', () => {
