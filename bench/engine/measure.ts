@@ -15,6 +15,7 @@ import { QwenEngine, type TensorLike } from '../../src/gpu/engine/qwen-engine.ts
 import { GREEDY, type SamplingParams } from '../../src/gpu/kernels/sample.ts';
 import type { WeightFormat } from '../../src/gpu/quant.ts';
 import type { ModelConfig } from '../../src/model/config.ts';
+import { profileWork, type DispatchTimer, type KernelProfile } from '../train/gpu-timer.ts';
 
 export interface EngineBenchOptions {
   batch: number;
@@ -28,7 +29,15 @@ export interface EngineBenchOptions {
    * warm-up covers the first-use costs where every token is expensive (full-size models on SwiftShader).
    */
   warmup?: { prompt: number; decode: number };
+  /**
+   * Per-kernel GPU time (bench/train/gpu-timer.ts): after the measured steps, up to PROFILED_DECODE_STEPS more decode
+   * steps run with the timer on (left out of the decode figures: a pass per dispatch slows them), as `profile`.
+   */
+  timer?: DispatchTimer | null;
 }
+
+/** Decode steps profiled after the measured ones, where the planned context leaves room for them. */
+export const PROFILED_DECODE_STEPS = 4;
 
 export interface EngineBenchResult {
   adapter: string;
@@ -46,6 +55,8 @@ export interface EngineBenchResult {
   decode: { steps: number; tokens: number; ms: number; dispatchesPerStep: number[]; submitsPerStep: number[] };
   /** Compile + first run (not in the timings). */
   warmupMs: number;
+  /** The profiled decode steps (`o.timer`), or null without a timer or room in the context. */
+  profile: KernelProfile | null;
 }
 
 /** Counters of one device, kept by `instrumentDevice`. */
@@ -195,6 +206,21 @@ export async function measureEngine(
       submitsPerStep.push(counters.submits - s0);
     }
     const decodeMs = performance.now() - d0;
+
+    // The last fed position is prompt + decode − 1 so far; each profiled step feeds the next one, within the context.
+    const room = Math.min(PROFILED_DECODE_STEPS, context - o.prompt - o.decode);
+    let profile: KernelProfile | null = null;
+    if (o.timer && room > 0) {
+      profile = await profileWork(o.timer, room, async () => {
+        for (let k = 1; k <= room; k++) {
+          const step = o.decode + k;
+          sampled = await engine.sample(
+            slots.map((s) => ({ slot: s, ids: [sampled.tokens[s]], key: { seed: 1, sequence: s, step } })),
+            o.sampling,
+          );
+        }
+      });
+    }
     return {
       adapter: adapterName(ctx),
       model: { architecture: config.architecture, layers: config.numLayers, hidden: config.hiddenSize, vocab: config.vocabSize },
@@ -207,6 +233,7 @@ export async function measureEngine(
       prefill,
       decode: { steps: o.decode, tokens: B * o.decode, ms: decodeMs, dispatchesPerStep, submitsPerStep },
       warmupMs,
+      profile,
     };
   } finally {
     engine.destroy();

@@ -30,6 +30,7 @@ import { setupToyTask, toyConfig, type ToySetup } from '../../src/train/toy-run.
 import { Trainer } from '../../src/train/trainer.ts';
 import type { StepMetrics } from '../../src/train/types.ts';
 import { decodeContext, instrumentDevice, measureEngine, promptIds, type EngineBenchResult } from '../engine/measure.ts';
+import { installDispatchTimer, profileWork, type KernelProfile } from '../train/gpu-timer.ts';
 import { benchLora, FlopCounter, measureTraining, type StepFigures } from '../train/measure.ts';
 import { KIT_SAMPLING, MODEL_SEED, type KitSettings } from './settings.ts';
 import { writeRandomModel } from './model-folder.ts';
@@ -88,7 +89,17 @@ export interface FullReport {
   promptTokens: number;
   decodeTokens: number;
   decode: DecodeFigures[];
-  train: { rank: number; targets: string[]; createSeconds: number; planBytes: number; allocatedPeakBytes: number; grpo: TrainStepFigures; sft: TrainStepFigures } | null;
+  train: {
+    rank: number;
+    targets: string[];
+    createSeconds: number;
+    planBytes: number;
+    allocatedPeakBytes: number;
+    grpo: TrainStepFigures;
+    sft: TrainStepFigures;
+    /** A second SFT step with every dispatch timed (the update's kernels; null without 'timestamp-query'). */
+    sftProfile: KernelProfile | null;
+  } | null;
 }
 
 export function roofline(config: ModelConfig, batch: number, prompt: number, decode: number, tokensPerSecond: number, bandwidth: number): Roofline {
@@ -139,6 +150,14 @@ function recordUpdateLengths(model: GpuTrainableModel): { take(): number[] } {
 const perSecond = (count: number, ms: number) => (count * 1000) / ms;
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
+/** "GPU 12.3 ms of 40.1 ms wall per step (31 %); matmul 60 %, attention 20 %, …" (the five slowest kernels). */
+export function describeProfile(p: KernelProfile): string {
+  const perStep = (x: number) => `${((1000 * x) / p.steps).toFixed(2)} ms`;
+  const share = (k: { seconds: number }) => `${((100 * k.seconds) / Math.max(p.gpuSeconds, 1e-12)).toFixed(0)} %`;
+  const top = p.kernels.slice(0, 5).map((k) => `${k.kernel || '(unlabelled)'} ${share(k)}`).join(', ');
+  return `GPU ${perStep(p.gpuSeconds)} of ${perStep(p.wallSeconds)} wall per step (${((100 * p.gpuSeconds) / p.wallSeconds).toFixed(0)} % busy), ${p.dispatches} dispatches; ${top}`;
+}
+
 export async function runFull(ctx: GpuContext, s: KitSettings, workDir: string, bandwidth: number, log: (line: string) => void, writeLogits: (file: string, values: Float32Array) => Promise<void>): Promise<FullReport> {
   const modelDir = `${workDir}/model`;
   const writeSeconds = await writeRandomModel(modelDir, s.config, MODEL_SEED);
@@ -156,9 +175,13 @@ export async function runFull(ctx: GpuContext, s: KitSettings, workDir: string, 
   const firstEngineSeconds = (performance.now() - l0) / 1000;
   log(`engine logits of a ${ids.length}-token prompt written to ${logitsFile} (first engine: ${firstEngineSeconds.toFixed(1)} s)`);
 
+  // Per-kernel GPU time where the device has timestamps (main.ts asks for them): decode steps and an SFT update.
+  const timer = installDispatchTimer(ctx.device);
+  log(timer ? 'timestamp-query: kernels timed in a few profiled steps' : 'no timestamp-query on this device: no per-kernel times');
   const decode: DecodeFigures[] = [];
   for (const batch of s.batches) {
-    const engine = await measureEngine(ctx, config, model.tensors, { batch, prompt: s.prompt, decode: s.decode, quant: 'f16', sampling: KIT_SAMPLING, warmup: s.warmup }, log);
+    const engine = await measureEngine(ctx, config, model.tensors, { batch, prompt: s.prompt, decode: s.decode, quant: 'f16', sampling: KIT_SAMPLING, warmup: s.warmup, timer }, log);
+    if (engine.profile) log(`B=${batch} decode profiled: ${describeProfile(engine.profile)}`);
     const decodeTokensPerSecond = perSecond(engine.decode.tokens, engine.decode.ms);
     const figures: DecodeFigures = {
       batch,
@@ -203,6 +226,8 @@ export async function runFull(ctx: GpuContext, s: KitSettings, workDir: string, 
     const sft = await sftStep(setup, trainable, lora, t.sftExamples, t.contextTokens, () => counters.submits, log);
     const sftFigures = { ...sft, sequenceLengths: lengths.take() };
     log(`SFT step: examples ${sft.seconds.rollout.toFixed(2)} s + update ${sft.seconds.update.toFixed(2)} s, ${sft.tokens} tokens`);
+    const sftProfile = timer ? await profileWork(timer, 1, async () => void (await sftStep(setup, trainable, lora, t.sftExamples, t.contextTokens, () => counters.submits, () => undefined))) : null;
+    if (sftProfile) log(`SFT step profiled: ${describeProfile(sftProfile)}`);
     return {
       label: s.label,
       config,
@@ -214,7 +239,7 @@ export async function runFull(ctx: GpuContext, s: KitSettings, workDir: string, 
       promptTokens: s.prompt,
       decodeTokens: s.decode,
       decode,
-      train: { rank: lora.rank, targets: [...lora.targetModules], createSeconds, planBytes: trainable.gpuBytes(), allocatedPeakBytes: counters.peakBytes, grpo, sft: sftFigures },
+      train: { rank: lora.rank, targets: [...lora.targetModules], createSeconds, planBytes: trainable.gpuBytes(), allocatedPeakBytes: counters.peakBytes, grpo, sft: sftFigures, sftProfile },
     };
   } finally {
     trainable.destroy();

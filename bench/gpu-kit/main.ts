@@ -18,6 +18,7 @@ import { acquireGpu } from '../../src/gpu/device.ts';
 import { nodeGpu } from '../../src/gpu/node/node-gpu.ts';
 import { requestedChecks, runKitChecks, type ChecksReport } from './checks.ts';
 import { deviceReport, measureCopyBandwidth, type DeviceReport } from './device-info.ts';
+import { withTimestampFeature } from '../train/gpu-timer.ts';
 import { runFull } from './full.ts';
 import { isKitMode, KIT_MODES, KIT_SETTINGS } from './settings.ts';
 
@@ -59,7 +60,8 @@ async function main(): Promise<number> {
   const checks = phase === 'checks' ? (requestedChecks(process.env) ?? settings.checks) : settings.checks;
   const { gpu, driver, adapter } = await nodeGpu();
   log(`gpu-kit ${phase} (${mode}): ${adapter} via ${driver}`);
-  const ctx = await acquireGpu({ gpu, label: `gpu-kit-${phase}` });
+  // The model phase times its kernels where the adapter offers timestamps (the engine asks only for what it computes with).
+  const ctx = await acquireGpu({ gpu: phase === 'full' ? withTimestampFeature(gpu) : gpu, label: `gpu-kit-${phase}` });
   try {
     // A GPU run on a CPU rasteriser (lavapipe, SwiftShader) would time out with figures that mean nothing.
     if (mode === 'gpu' && isSoftwareAdapter(ctx.adapterInfo)) {

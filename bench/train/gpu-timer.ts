@@ -37,6 +37,69 @@ export interface DispatchTimer {
   readonly counts: { encoders: number; dispatches: number };
 }
 
+/** What a profiled stretch of work cost the GPU, per kernel, beside its wall time. */
+export interface KernelProfile {
+  /** Steps profiled (decode steps, or training steps). */
+  steps: number;
+  /** Wall time of those steps, profiled (one compute pass per dispatch makes it somewhat slower than unprofiled). */
+  wallSeconds: number;
+  /** Dispatches timed: each one's pass wrote its own timestamps. */
+  dispatches: number;
+  /** Sum of the dispatches' GPU durations; gpuSeconds / wallSeconds is how busy the GPU was. */
+  gpuSeconds: number;
+  /** Slowest first. */
+  kernels: KernelTime[];
+}
+
+/** Runs `work` with the timer on and returns the per-kernel profile of it (the timer is reset first). */
+export async function profileWork(timer: DispatchTimer, steps: number, work: () => Promise<void>): Promise<KernelProfile> {
+  timer.reset();
+  timer.enabled = true;
+  const t0 = performance.now();
+  try {
+    await work();
+  } finally {
+    timer.enabled = false;
+  }
+  const wallSeconds = (performance.now() - t0) / 1000;
+  const kernels = await timer.drain();
+  return { steps, wallSeconds, dispatches: timer.counts.dispatches, gpuSeconds: kernels.reduce((a, k) => a + k.seconds, 0), kernels };
+}
+
+/**
+ * `gpu` with every adapter it gives asking for 'timestamp-query' in `requestDevice` where the adapter offers it: for
+ * Node, where `GPUAdapter` is no global that `requestTimestampFeature` could patch (the GPU kit's model phase).
+ */
+export function withTimestampFeature(gpu: GPU): GPU {
+  const requestAdapter = async (options?: GPURequestAdapterOptions): Promise<GPUAdapter | null> => {
+    const adapter = await gpu.requestAdapter(options);
+    if (!adapter || !adapter.features.has('timestamp-query')) return adapter;
+    const requestDevice = adapter.requestDevice.bind(adapter);
+    return overriding(adapter, {
+      requestDevice: (descriptor?: GPUDeviceDescriptor) => {
+        const features = [...(descriptor?.requiredFeatures ?? [])];
+        if (!features.includes('timestamp-query')) features.push('timestamp-query');
+        return requestDevice({ ...descriptor, requiredFeatures: features });
+      },
+    });
+  };
+  return overriding(gpu, { requestAdapter });
+}
+
+/**
+ * `target` with the members of `overrides` in place of its own; every other member is the target's, methods bound to
+ * it (native WebGPU objects refuse a proxy as `this`).
+ */
+function overriding<T extends object>(target: T, overrides: Partial<Record<keyof T, unknown>>): T {
+  return new Proxy(target, {
+    get(t, key) {
+      if (Object.hasOwn(overrides, key)) return overrides[key as keyof T];
+      const value: unknown = Reflect.get(t, key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+    },
+  });
+}
+
 /** The most timestamps one query set holds (WebGPU's limit on a query set's count). */
 const QUERY_CAPACITY = 4096;
 
@@ -170,14 +233,7 @@ export function installDispatchTimer(device: GPUDevice): DispatchTimer | null {
       }
       return encoder.finish(finishDescriptor);
     };
-    return new Proxy(encoder, {
-      get(target, key) {
-        if (key === 'beginComputePass') return beginComputePass;
-        if (key === 'finish') return finish;
-        const value: unknown = Reflect.get(target, key);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    return overriding(encoder, { beginComputePass, finish });
   };
   installed.set(device, timer);
   return timer;

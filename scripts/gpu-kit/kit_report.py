@@ -72,6 +72,15 @@ def ratio(a, b):
     return None if not a or not b else a / b
 
 
+def describe_profile(p, top=6):
+    """A profiled stretch (bench/train/gpu-timer.ts KernelProfile) as GPU vs wall time per step and the slowest kernels."""
+    steps = max(1, p["steps"])
+    gpu, wall = p["gpuSeconds"], p["wallSeconds"]
+    busy = f"{100 * gpu / wall:.0f} % busy" if wall > 0 else "wall time 0"
+    kernels = ", ".join(f"{k['kernel'] or '(unlabelled)'} {100 * k['seconds'] / gpu:.0f} % ({k['dispatches']})" for k in p["kernels"][:top]) if gpu > 0 else "no GPU time recorded"
+    return f"GPU {1000 * gpu / steps:.2f} ms of {1000 * wall / steps:.2f} ms wall per step ({busy}), {p['dispatches'] // steps} dispatches per step; {kernels}"
+
+
 def build_rows(data):
     """(part, measure, value) rows from the merged data; a missing part says which phase left it out and why."""
     rows = []
@@ -128,6 +137,8 @@ def build_rows(data):
             rows.append((f"engine B={b}", f"decode tok/s ({f['decodeTokens']} steps, sampled on the GPU)", fmt(x["decodeTokensPerSecond"], 4)))
             rows.append((f"engine B={b}", "dispatches / submits per token", f"{x['dispatchesPerToken']:.1f} / {x['submitsPerToken']:.2f}"))
             rows.append((f"engine B={b}", "roofline fraction of decode", f"{100 * r['fraction']:.1f} % ({mib(r['bytesPerStep'])} per step at {gbps(r['bandwidth'])}: ceiling {fmt(r['ceilingTokensPerSecond'], 4)} tok/s)"))
+            if e.get("profile"):
+                rows.append((f"engine B={b}", f"kernels of a decode step (timestamp-query, {e['profile']['steps']} steps; share of GPU time, dispatches)", describe_profile(e["profile"])))
             tx = torch_decode.get(b)
             if tx:
                 rows.append((f"PyTorch B={b}", "greedy decode tok/s (bf16)", f"{fmt(tx['decodeTokensPerSecond'], 4)}; engine / PyTorch = {fmt(ratio(x['decodeTokensPerSecond'], tx['decodeTokensPerSecond']))}"))
@@ -146,6 +157,8 @@ def build_rows(data):
                 if tl:
                     engine_model = sec["forward"] + sec["backward"] + sec["optimizer"]
                     rows.append((f"PyTorch {algo.upper()} shapes", "PEFT LoRA step (forward + backward + AdamW)", f"{tl['seconds']:.3f} s; engine's forward + backward + optimizer {engine_model:.3f} s (ratio {fmt(ratio(engine_model, tl['seconds']))}), engine's whole update {sec['update']:.3f} s"))
+            if tr.get("sftProfile"):
+                rows.append(("engine SFT step", "kernels of a second step, profiled (share of GPU time, dispatches)", describe_profile(tr["sftProfile"])))
     else:
         missing("model", "full")
 

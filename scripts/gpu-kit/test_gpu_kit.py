@@ -180,6 +180,13 @@ class Report(unittest.TestCase):
         self.assertNotIn(("PyTorch SFT shapes", "PEFT LoRA step (forward + backward + AdamW)"), rows)
         self.assertIn("agree", rows[("PyTorch", "last-position logits vs the engine (f32)")])
 
+    def test_profile_rows_per_step_shares_and_busy_fraction(self):
+        # 4 steps: 40 ms of GPU time in 100 ms wall -> 10 ms of 25 ms per step, 40 % busy; 72 dispatches -> 18 per step;
+        # kernels' shares of the 40 ms: 30 ms is 75 %, 10 ms is 25 %.
+        profile = {"steps": 4, "wallSeconds": 0.1, "dispatches": 72, "gpuSeconds": 0.04, "kernels": [{"kernel": "matmul.v2", "dispatches": 56, "seconds": 0.03}, {"kernel": "", "dispatches": 16, "seconds": 0.01}]}
+        self.assertEqual(kit_report.describe_profile(profile), "GPU 10.00 ms of 25.00 ms wall per step (40 % busy), 18 dispatches per step; matmul.v2 75 % (56), (unlabelled) 25 % (16)")
+        self.assertIn("no GPU time recorded", kit_report.describe_profile({**profile, "gpuSeconds": 0, "kernels": []}))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -191,6 +191,28 @@ describe('GPU kit, built and run in reduced mode', () => {
     expect(two.dispatchesPerToken * 2).toBe(one.dispatchesPerToken);
   });
 
+  it('times every dispatch of a few extra decode steps and of a second SFT step, per kernel (timestamp-query)', () => {
+    const full = json<FullReport>(join(work, 'full.json'));
+    // The premise: SwiftShader offers timestamps, so the reduced run profiles (a GPU without them reports null).
+    expect(json<{ features: string[] }>(join(work, 'device.json')).features).toContain('timestamp-query');
+    // Context = 16 (prompt 8 + 3 decoded + 1, rounded up to 16): room for 16 − 8 − 3 = 5 more positions, 4 profiled.
+    expect([settings.prompt, settings.decode]).toEqual([8, 3]);
+    for (const d of full.decode) {
+      const p = d.engine.profile!;
+      expect(p.steps).toBe(4);
+      // Every dispatch of the profiled steps was timed: the engine's own count per step (unprofiled) × 4.
+      expect(p.dispatches).toBe(d.engine.decode.dispatchesPerStep[0] * 4);
+      expect(p.kernels.reduce((n, k) => n + k.dispatches, 0)).toBe(p.dispatches);
+      expect(p.kernels.every((k) => k.kernel !== '' && k.seconds >= 0)).toBe(true);
+      expect(p.gpuSeconds).toBeCloseTo(p.kernels.reduce((a, k) => a + k.seconds, 0), 12);
+    }
+    const sft = full.train!.sftProfile!;
+    expect(sft.kernels.reduce((n, k) => n + k.dispatches, 0)).toBe(sft.dispatches);
+    // An update, not a forward alone: the backward kernels ran and were timed.
+    expect(sft.kernels.some((k) => k.kernel.includes('backward'))).toBe(true);
+    expect(readFileSync(join(out, 'gpu-kit.md'), 'utf8')).toMatch(/\| engine B=1 \| kernels of a decode step \(timestamp-query, 4 steps; .*\| GPU [\d.]+ ms of [\d.]+ ms wall per step/);
+  });
+
   it('puts the roofline at bandwidth over the bytes a decode step must read', () => {
     const full = json<FullReport>(join(work, 'full.json'));
     const weightBytesAtLeast = 2 * parameterCount(settings.config); // every weight read once, ≥ 2 bytes each (f16)
