@@ -114,3 +114,44 @@ describe('the WITH list, read as SQLite reads it', () => {
     expect(refusal(sql)).toBe(reason);
   });
 });
+
+/**
+ * Second round (docs/mutation.md, "guard.ts, settled"): the WITH walk's token kinds and its end of input, and
+ * "called" meaning followed by `(` and nothing else. Each expected verdict is SQLite's own: a CTE is
+ * `nm [(columns)] AS [[NOT] MATERIALIZED] (select)` with `nm` a word, a quoted identifier or a string, so every
+ * refused text below is a syntax error to SQLite ("incomplete input" for the cut-off ones), and the accepted ones
+ * run there.
+ */
+describe('the WITH walk refuses what SQLite cannot parse, token kind by token kind', () => {
+  const noStatement = 'WITH must lead into a SELECT: the database is read-only.';
+
+  it.each(['WITH', 'WITH x', 'WITH x AS', 'WITH x AS NOT'])('input that ends inside the list: %s', (sql) => {
+    expect(refusal(sql)).toBe(noStatement);
+  });
+
+  it.each([
+    // a number or a bound variable is not a name
+    'WITH 1 AS (SELECT 1) SELECT 1',
+    'WITH x AS (SELECT 1), ? AS (SELECT 2) SELECT 1',
+    // AS is required between the name (or its columns) and the body
+    'WITH x y (SELECT 1) SELECT 1',
+    'WITH x(a) b (SELECT 1) SELECT 1',
+    // the body must open with '(' — another punctuation mark is no body
+    'WITH x AS * (SELECT 1) SELECT 1',
+    // only ',' continues the list — another punctuation mark ends it, and is no statement keyword
+    'WITH x AS (SELECT 1) + y AS (SELECT 2) SELECT 1',
+  ])('%s', (sql) => {
+    expect(refusal(sql)).toBe(noStatement);
+  });
+});
+
+describe('a name is called only when "(" follows it', () => {
+  it.each([
+    'SELECT edit, 1 FROM t',
+    'SELECT readfile + 1 FROM t',
+    'SELECT a FROM t WHERE load_extension = 1',
+    'SELECT replicate * 2 FROM t',
+  ])('a forbidden or disabled name as a column passes: %s', (sql) => {
+    expect(accepted(sql)).toBe(sql);
+  });
+});
