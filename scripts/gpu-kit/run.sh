@@ -75,7 +75,7 @@ limit() { # the phase's time limit in seconds
   if [ -n "${!var:-}" ]; then echo "${!var}"; return; fi
   case "$MODE:$1" in
     # 570 s in all: a run inside the device tool's 600-s command limit still ends with its report.
-    gpu:device) echo 60 ;; gpu:checks) echo 150 ;; gpu:full) echo 260 ;; gpu:torch) echo 100 ;;
+    gpu:device) echo 60 ;; gpu:checks) echo 180 ;; gpu:full) echo 250 ;; gpu:torch) echo 80 ;;
     *) echo 600 ;;
   esac
 }

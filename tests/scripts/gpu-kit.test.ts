@@ -20,6 +20,7 @@ import type { FullReport } from '../../bench/gpu-kit/full.ts';
 import { KIT_SETTINGS } from '../../bench/gpu-kit/settings.ts';
 import { createRng } from '../../src/data/rng.ts';
 import { compare } from '../../src/gpu-tests/compare.ts';
+import { CHECK_NAMES } from '../../src/gpu-tests/registry.ts';
 import { findSwiftShaderIcd } from '../../src/gpu/node/node-gpu.ts';
 import { loadModelFolder } from '../../src/model/files-node.ts';
 import { createReferenceSession } from '../../src/model/reference/model.ts';
@@ -70,6 +71,13 @@ describe('GPU kit Python pieces', () => {
     const r = spawnSync(PYTHON, ['-m', 'unittest', 'discover', '-s', 'scripts/gpu-kit', '-p', 'test_*.py'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
     expect(r.stderr).toMatch(/Ran \d+ tests/);
     expect(r.status, r.stderr).toBe(0);
+  });
+});
+
+describe('GPU kit settings', () => {
+  it('names only registered checks in GPU mode (a typo would cost a lent GPU its checks phase)', () => {
+    for (const mode of ['gpu', 'reduced'] as const) expect(KIT_SETTINGS[mode].checks.filter((c) => !CHECK_NAMES.includes(c))).toEqual([]);
+    expect(KIT_SETTINGS.gpu.checks).toEqual(expect.arrayContaining(['train-learning-grpo-reads', 'train-learning-grpo-reads-lr0']));
   });
 });
 
