@@ -6,8 +6,9 @@
  *   text:  `<first keep chars>… [cut: N characters, fnv1a64 <16 hex>]`   N = code points, as SQLite's length()
  *   BLOB:  `[blob: N bytes, fnv1a64 <16 hex>]`
  *
- * The hash is FNV-1a 64 over the text's UTF-8 bytes (as SQLite stores them), or over the BLOB's bytes. The kept prefix never ends
- * inside a surrogate pair. A short text cell that happens to read like a marker is left as it is (it is short).
+ * The hash is FNV-1a 64 over the text's UTF-8 bytes (TextEncoder's: a lone surrogate becomes U+FFFD), or over the
+ * BLOB's bytes. The kept prefix never ends inside a surrogate pair. A short text cell that happens to read like a
+ * marker is left as it is (it is short).
  */
 
 /** Longest possible marker suffix: `… [cut: ` + 10 digits + ` characters, fnv1a64 ` + 16 hex + `]`. */
@@ -69,8 +70,9 @@ const CHUNK_UNITS = 16_384;
 const chunkBuffer = new Uint8Array(3 * CHUNK_UNITS);
 
 /**
- * FNV-1a 64 of `text`'s UTF-8 encoding (the bytes SQLite stores), and its length in code points (SQLite's
- * length()), in one pass over chunks: no copy of the whole text is made.
+ * FNV-1a 64 of `text`'s UTF-8 encoding as TextEncoder gives it (a lone surrogate as U+FFFD's bytes; both sides of a
+ * comparison go through here, so that is the key), and its length in code points (SQLite's length()), in one pass over
+ * chunks: no copy of the whole text is made.
  */
 export function fnv1a64Text(text: string): { hash: string; codePoints: number } {
   const state = fnvStart();

@@ -4,6 +4,12 @@
  * prefixes longer than one copy chunk. Expected hashes come from FNV-1a 64 written here with BigInt over
  * TextEncoder's bytes (and the published test vectors), code-point counts from the string iterator — never from the
  * module under test.
+ *
+ * The second round (issue 28, task K) targets the exact code units a comparison mutant moves: a high surrogate of
+ * exactly 0xD800 or 0xDBFF at a cut, a low one of exactly 0xDC00 or 0xDFFF, BMP characters above the surrogates, a
+ * chunk of three-byte characters that only fits its buffer because the cut steps back, a lone high surrogate at the
+ * very end (a mutant that steps back there loops forever; Stryker counts that as a timeout), and markers at the
+ * edges of parseClipMarker's windows. 😀 (0xD83D 0xDE00) sits inside every range, so it cannot tell `>=` from `>`.
  */
 import { describe, expect, it } from 'vitest';
 import { clipBlob, clipText, fnv1a64Bytes, fnv1a64Text, MAX_MARKER_CHARS, parseClipMarker } from '../../src/sql/clip.ts';
@@ -41,6 +47,27 @@ describe('FNV-1a 64', () => {
   ])('hashes the UTF-8 bytes of the whole text and counts code points: %s', (_, text) => {
     expect(fnv1a64Text(text)).toEqual({ hash: fnvReference(utf8(text)), codePoints: codePoints(text) });
   });
+
+  it.each([
+    // U+10000 is 0xD800 0xDC00 and U+10FFFF is 0xDBFF 0xDFFF: the first and last units of both surrogate ranges.
+    ['U+10000 straddling the chunk boundary', `${'a'.repeat(CHUNK - 1)}\u{10000}b`],
+    ['U+10FFFF straddling the chunk boundary', `${'a'.repeat(CHUNK - 1)}\u{10FFFF}b`],
+    // 16,383 three-byte units + a four-byte pair = 49,153 bytes: one more than the 3 × 16,384-byte buffer holds, so
+    // a cut that steps forward over the pair (instead of back before it) loses bytes from the hash.
+    ['three-byte characters filling the chunk up to a straddling pair', `${'語'.repeat(CHUNK - 1)}😀語`],
+    // A lone high surrogate is the text's last unit: the cut must not step back there (it is the end, not a split).
+    ['a lone high surrogate at the end', 'a\ud800'],
+    ['a lone high surrogate at the end of a second chunk', `${'a'.repeat(CHUNK + 5)}\udbff`],
+  ])('hashes and counts a text whose edge code units sit on the surrogate ranges\' bounds: %s', (_, text) => {
+    expect(fnv1a64Text(text)).toEqual({ hash: fnvReference(utf8(text)), codePoints: codePoints(text) });
+  });
+
+  it('counts a code point once for each pair and each character above the surrogates', () => {
+    // Units: D800 DC00 | DBFF DFFF | E000 | FF01 | FFFF — five code points, written out rather than iterated.
+    const text = '\u{10000}\u{10FFFF}\ue000\uff01\uffff';
+    expect(text.length).toBe(7);
+    expect(fnv1a64Text(text)).toEqual({ hash: fnvReference(utf8(text)), codePoints: 5 });
+  });
 });
 
 describe('clipText', () => {
@@ -57,6 +84,16 @@ describe('clipText', () => {
     expect(clipText(text, 2).value).toBe(`ab${marker}`);
     expect(clipText('😀😀', 1).value).toBe(`… [cut: 2 characters, fnv1a64 ${fnvReference(utf8('😀😀'))}]`);
     expect(clipText(text, 0).value).toBe(marker);
+  });
+
+  it.each([
+    ['U+10000 (0xD800 0xDC00)', '\u{10000}'],
+    ['U+10FFFF (0xDBFF 0xDFFF)', '\u{10FFFF}'],
+  ])('steps the cut back before a pair whose high half is a bound of the range: %s', (_, pair) => {
+    const text = `a${pair}b`; // units: a, high, low, b — 3 code points
+    const marker = `… [cut: 3 characters, fnv1a64 ${fnvReference(utf8(text))}]`;
+    expect(clipText(text, 2).value).toBe(`a${marker}`);
+    expect(clipText(text, 3).value).toBe(`a${pair}${marker}`);
   });
 
   it('keeps a prefix longer than one copy chunk exactly', () => {
@@ -88,6 +125,30 @@ describe('parseClipMarker', () => {
     expect(suffix.length).toBe(56);
     expect(MAX_MARKER_CHARS).toBe(56);
     expect(parseClipMarker(`${'x'.repeat(500)}${suffix}`)).toMatchObject({ kind: 'text', chars: 9999999999 });
+  });
+
+  it('reads a text marker after every prefix length, including ones that put the text just past the tail window', () => {
+    // The marker is read from the text's last MAX_MARKER_CHARS + 8 units; a 56-unit marker after 0–100 units of
+    // prefix crosses that window's edge (64 units) and must be found wherever it starts.
+    const suffix = `… [cut: 1234567890 characters, fnv1a64 ${hash}]`;
+    for (let n = 0; n <= 100; n++) {
+      const prefix = 'q'.repeat(n);
+      expect(parseClipMarker(`${prefix}${suffix}`)).toEqual({ kind: 'text', prefix, chars: 1234567890, hash });
+    }
+  });
+
+  it('a marker-shaped ending far longer than any real marker is ordinary text', () => {
+    // A real count has at most 10 digits (MAX_MARKER_CHARS); 40 digits make the suffix 86 units, past the tail window.
+    const text = `ab… [cut: ${'7'.repeat(40)} characters, fnv1a64 ${hash}]`;
+    expect(parseClipMarker(text)).toBeNull();
+  });
+
+  it('reads a BLOB-marker-shaped value of MAX_MARKER_CHARS units, and not one of a unit more', () => {
+    const atMost = `[blob: ${'1'.repeat(16)} bytes, fnv1a64 ${hash}]`;
+    const over = `[blob: ${'1'.repeat(17)} bytes, fnv1a64 ${hash}]`;
+    expect([atMost.length, over.length]).toEqual([56, 57]);
+    expect(parseClipMarker(atMost)).toEqual({ kind: 'blob', bytes: 1111111111111111, hash });
+    expect(parseClipMarker(over)).toBeNull();
   });
 
   it('reads a BLOB marker with a many-digit count', () => {
