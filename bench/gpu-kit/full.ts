@@ -151,7 +151,7 @@ const perSecond = (count: number, ms: number) => (count * 1000) / ms;
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 /** "GPU 12.3 ms of 40.1 ms wall per step (31 %); matmul 60 %, attention 20 %, …" (the five slowest kernels). */
-export function describeProfile(p: KernelProfile): string {
+function describeProfile(p: KernelProfile): string {
   const perStep = (x: number) => `${((1000 * x) / p.steps).toFixed(2)} ms`;
   const share = (k: { seconds: number }) => `${((100 * k.seconds) / Math.max(p.gpuSeconds, 1e-12)).toFixed(0)} %`;
   const top = p.kernels.slice(0, 5).map((k) => `${k.kernel || '(unlabelled)'} ${share(k)}`).join(', ');
