@@ -45,7 +45,7 @@ import { formatAction, normalizeAction, type Action, type ActionInput, type Pars
 import { answerMatches, describeVerdict } from './answer.ts';
 import { formatDescribe, formatTable } from './format.ts';
 import { boundedResultView, clipText } from './result-view.ts';
-import { closenessOnCopies } from './closeness.ts';
+import { closenessOnCopies, drawsAtRandom } from './closeness.ts';
 import { OPERATIONAL, progressReward, settlementComponents, totalReward, validateRewardWeights, type OperationalOutcome, type RewardComponents } from './rewards.ts';
 import { resultSimilarity } from './similarity.ts';
 import { valueKey } from './verifier.ts';
@@ -280,11 +280,13 @@ export class SqlEnv {
   private async closenessOf(episode: Episode, sql: string, result: QueryResult, repeated: boolean): Promise<number> {
     const { question } = episode;
     if (question.freePlay || result.truncated) return 0;
+    const isGold = normalizeSqlForRepeat(sql) === normalizeSqlForRepeat(question.gold);
+    if (!isGold && drawsAtRandom(sql)) return 0;
     const real = resultSimilarity(result, question.goldResult, question.orderMatters);
     if (real === 0 || repeated || real <= episode.bestSimilarity) return real;
     try {
       const run = await this.executor.runOnCopies(episode.dbKey, sql, question.gold, { maxRows: this.config.verifyRows, timeoutMs: this.config.queryTimeoutMs });
-      return closenessOnCopies(result, real, run, question.goldResult, question.orderMatters, normalizeSqlForRepeat(sql) === normalizeSqlForRepeat(question.gold));
+      return closenessOnCopies(result, real, run, question.goldResult, question.orderMatters, isGold);
     } catch {
       // The copies could not judge (a time limit, a crash): nothing is verified, nothing is paid.
       return 0;

@@ -76,6 +76,17 @@ function calledName(t: Token, next: Token): string | null {
   return null;
 }
 
+/** The names of the functions `sql` calls (bare or quoted, lower-cased), in order; what SQLite would resolve them to. */
+export function calledFunctions(sql: string): string[] {
+  const tokens = significantTokens(sql);
+  const names: string[] = [];
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const name = calledName(tokens[i], tokens[i + 1]);
+    if (name !== null) names.push(name.toLowerCase());
+  }
+  return names;
+}
+
 export function checkReadOnlySql(sql: string): GuardVerdict {
   const tokens = significantTokens(sql);
   const statements = splitStatements(tokens);
