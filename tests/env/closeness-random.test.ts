@@ -2,15 +2,11 @@
  * A statement that draws at random earns no closeness (src/env/closeness.ts): the perturbed copies make a chance
  * match unlikely, not impossible, so the rule is on the statement itself. Which calls count is SQLite's resolution of
  * a function name (case-insensitive, bare or quoted); a name that is not called (a column, a string) does not count.
+ * The step that pays no progress for it: tests/env/env.test.ts.
  */
 import initSqlJs from 'sql.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dataset } from '../../src/data/types.ts';
+import { describe, expect, it } from 'vitest';
 import { drawsAtRandom } from '../../src/env/closeness.ts';
-import { SqlEnv } from '../../src/env/env.ts';
-import { createNodeSqlExecutor } from '../../src/sql/node-worker.ts';
-import type { WorkerSqlExecutor } from '../../src/sql/worker-executor.ts';
-import { buildTinyDataset } from '../fixtures/tiny-dataset.ts';
 
 describe('drawsAtRandom', () => {
   it.each([
@@ -42,26 +38,5 @@ describe('drawsAtRandom', () => {
     } finally {
       db.close();
     }
-  });
-});
-
-describe('closeness of a statement that draws at random', () => {
-  let dataset: Dataset;
-  let executor: WorkerSqlExecutor;
-  beforeAll(async () => {
-    dataset = await buildTinyDataset();
-    executor = createNodeSqlExecutor();
-  });
-  afterAll(() => executor.close());
-
-  it('is 0 even when its result follows the gold on the database and every copy; the same count without it pays', async () => {
-    const env = new SqlEnv(dataset, executor, { queryTimeoutMs: 800 });
-    await env.reset({ questionId: 'tiny-1' });
-    // random() IS NOT NULL is always true: the result is count(*), which follows the gold everywhere.
-    const drawn = await env.step('QUERY SELECT count(*) FROM singer WHERE random() IS NOT NULL');
-    expect(drawn.observation.result?.rows).toEqual([[5]]);
-    expect(drawn.info.components.progress).toBe(0);
-    const read = await env.step('QUERY SELECT count(*) FROM singer WHERE singer_id IS NOT NULL');
-    expect(read.info.components.progress).toBe(1);
   });
 });

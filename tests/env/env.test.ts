@@ -164,6 +164,17 @@ describe('SqlEnv.step', () => {
     await env.reset({ questionId: 'tiny-1' });
     expect((await env.step('QUERY SELECT count(*) FROM singer')).observation.result?.rows).toEqual([[5]]);
   });
+
+  it('pays no closeness for a statement that draws at random, even when its result follows the gold everywhere', async () => {
+    const env = newEnv();
+    await env.reset({ questionId: 'tiny-1' });
+    // random() IS NOT NULL is always true: the result is count(*), which follows the gold on every copy.
+    const drawn = await env.step('QUERY SELECT count(*) FROM singer WHERE random() IS NOT NULL');
+    expect(drawn.observation.result?.rows).toEqual([[5]]);
+    expect(drawn.info.components.progress).toBe(0);
+    const read = await env.step('QUERY SELECT count(*) FROM singer WHERE singer_id IS NOT NULL');
+    expect(read.info.components.progress).toBe(1);
+  });
 });
 
 describe('free play', () => {
