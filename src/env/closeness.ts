@@ -14,16 +14,16 @@
  *   reads (a constant in any spelling, gated or not — `SELECT 6 FROM t LIMIT 1`, `… WHERE EXISTS (SELECT 1 FROM
  *   t)` — or anything built from connection state): closeness 0. Without this, a typed small number would still
  *   meet the gold's small counts on every copy by coincidence and earn partial closeness;
- * - a statement that draws at random (calls random() or randomblob(), any spelling SQLite resolves: `RANDOM()`,
- *   `"random"()`) earns 0 unless it is the gold itself: the copies make a chance match unlikely, not impossible — a
- *   random digit among small counts (`SELECT abs(random()) % 10` where the gold's counts are 1–3) meets the gold on
- *   the database and on all four copies a few times in a thousand tries, which the adversarial audit found;
+ * - a statement whose result can change between runs on the same data (a random draw or the clock:
+ *   src/sql/nondeterministic.ts) earns 0 unless it is the gold itself: the copies make a chance match unlikely, not
+ *   impossible — a random digit among small counts (`SELECT abs(random()) % 10` where the gold's counts are 1–3)
+ *   meets the gold on the database and on all four copies a few times in a thousand tries, which the adversarial
+ *   audit found;
  * - a gold whose result is the same on every copy (32 of Spider's 923 dev golds: a count that stays 0, an empty
  *   result) cannot tell a guess from a reading — `SELECT 0 FROM concert LIMIT 1` reads the gold's table and agrees
  *   everywhere. No data test is sound there, so only the gold itself (up to case, spacing, quoting and `AS`,
  *   action-key.ts) earns closeness on such a question; every other statement earns 0.
  */
-import { calledFunctions } from '../sql/guard.ts';
 import type { CopiesRun } from '../sql/types.ts';
 
 /**
@@ -34,14 +34,6 @@ import type { CopiesRun } from '../sql/types.ts';
 export const MIN_CLOSENESS = 0.01;
 import { resultSimilarity } from './similarity.ts';
 import { executionMatch, type ResultTable } from './verifier.ts';
-
-/** SQLite's functions whose result is drawn at random on every call. */
-export const RANDOM_FUNCTIONS: readonly string[] = ['random', 'randomblob'];
-
-/** Whether `sql` calls a function of RANDOM_FUNCTIONS (so its result may meet the gold by chance alone). */
-export function drawsAtRandom(sql: string): boolean {
-  return calledFunctions(sql).some((name) => RANDOM_FUNCTIONS.includes(name));
-}
 
 /** Whether the gold's result is the same on every copy that could judge (so data changes do not move it). */
 export function goldIsInvariant(run: CopiesRun, gold: ResultTable, orderMatters: boolean): boolean {

@@ -39,13 +39,14 @@ import type { Dataset, Question } from '../data/types.ts';
 import { createRng, pick } from '../data/rng.ts';
 import type { SqlExecutor } from '../sql/executor.ts';
 import { quoteIdentifier } from '../sql/quote.ts';
+import { nondeterminismIn } from '../sql/nondeterministic.ts';
 import { SqlError, type QueryResult } from '../sql/types.ts';
 import { actionKey, normalizeSqlForRepeat } from './action-key.ts';
 import { formatAction, normalizeAction, type Action, type ActionInput, type ParsedAction } from './actions.ts';
 import { answerMatches, describeVerdict } from './answer.ts';
 import { formatDescribe, formatTable } from './format.ts';
 import { boundedResultView, clipText } from './result-view.ts';
-import { closenessOnCopies, drawsAtRandom } from './closeness.ts';
+import { closenessOnCopies } from './closeness.ts';
 import { OPERATIONAL, progressReward, settlementComponents, totalReward, validateRewardWeights, type OperationalOutcome, type RewardComponents } from './rewards.ts';
 import { resultSimilarity } from './similarity.ts';
 import { valueKey } from './verifier.ts';
@@ -281,7 +282,8 @@ export class SqlEnv {
     const { question } = episode;
     if (question.freePlay || result.truncated) return 0;
     const isGold = normalizeSqlForRepeat(sql) === normalizeSqlForRepeat(question.gold);
-    if (!isGold && drawsAtRandom(sql)) return 0;
+    // A result that can change between runs may meet the gold by chance alone (closeness.ts): never paid.
+    if (!isGold && nondeterminismIn(sql) !== null) return 0;
     const real = resultSimilarity(result, question.goldResult, question.orderMatters);
     if (real === 0 || repeated || real <= episode.bestSimilarity) return real;
     try {

@@ -76,15 +76,14 @@ function calledName(t: Token, next: Token): string | null {
   return null;
 }
 
-/** The names of the functions `sql` calls (bare or quoted, lower-cased), in order; what SQLite would resolve them to. */
-export function calledFunctions(sql: string): string[] {
-  const tokens = significantTokens(sql);
-  const names: string[] = [];
+/** Each function call among `tokens` (significant tokens): its name as SQLite resolves it (lower-cased) and where its `(` is. */
+export function functionCalls(tokens: readonly Token[]): Array<{ name: string; open: number }> {
+  const calls: Array<{ name: string; open: number }> = [];
   for (let i = 0; i + 1 < tokens.length; i++) {
     const name = calledName(tokens[i], tokens[i + 1]);
-    if (name !== null) names.push(name.toLowerCase());
+    if (name !== null) calls.push({ name: name.toLowerCase(), open: i + 1 });
   }
-  return names;
+  return calls;
 }
 
 export function checkReadOnlySql(sql: string): GuardVerdict {
