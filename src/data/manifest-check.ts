@@ -7,9 +7,7 @@
  */
 import { decodeValue, isLegalCut } from './gold.ts';
 import { printable } from './printable.ts';
-import type { DatasetManifest, JsonSqlValue } from './types.ts';
-
-type ManifestQuestion = DatasetManifest['questions'][number];
+import type { JsonSqlValue } from './types.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -57,9 +55,8 @@ function tiesProblem(ties: unknown, rows: JsonSqlValue[][], width: number): stri
 
 /** Why question `q` (at `index`) cannot be graded as stored, or null when it can. */
 export function manifestQuestionProblem(q: unknown, index: number, databaseIds: ReadonlySet<string>): string | null {
-  const where = (id: unknown) => `question ${index}${typeof id === 'string' ? ` ('${printable(id)}')` : ''}`;
   if (!isRecord(q)) return `question ${index} is not an object`;
-  const at = where(q.id);
+  const at = `question ${index}${typeof q.id === 'string' ? ` ('${printable(q.id)}')` : ''}`;
   for (const field of ['id', 'dbId', 'question', 'gold'] as const) {
     if (typeof q[field] !== 'string') return `${at} has no text '${field}'`;
   }
@@ -77,7 +74,7 @@ export function manifestQuestionProblem(q: unknown, index: number, databaseIds: 
 }
 
 /** The first problem among the manifest's questions, or null when every one can be graded as stored. */
-export function manifestQuestionsProblem(questions: readonly ManifestQuestion[] | readonly unknown[], databaseIds: ReadonlySet<string>): string | null {
+export function manifestQuestionsProblem(questions: readonly unknown[], databaseIds: ReadonlySet<string>): string | null {
   for (let i = 0; i < questions.length; i++) {
     const problem = manifestQuestionProblem(questions[i], i, databaseIds);
     if (problem) return problem;

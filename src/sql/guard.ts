@@ -76,12 +76,15 @@ function calledName(t: Token, next: Token): string | null {
   return null;
 }
 
-/** Each function call among `tokens` (significant tokens): its name as SQLite resolves it (lower-cased) and where its `(` is. */
-export function functionCalls(tokens: readonly Token[]): Array<{ name: string; open: number }> {
-  const calls: Array<{ name: string; open: number }> = [];
+/**
+ * Each function call among `tokens` (significant tokens): its name as SQLite resolves it (lower-cased), as written,
+ * and where its `(` is.
+ */
+export function functionCalls(tokens: readonly Token[]): Array<{ name: string; spelled: string; open: number }> {
+  const calls: Array<{ name: string; spelled: string; open: number }> = [];
   for (let i = 0; i + 1 < tokens.length; i++) {
-    const name = calledName(tokens[i], tokens[i + 1]);
-    if (name !== null) calls.push({ name: name.toLowerCase(), open: i + 1 });
+    const spelled = calledName(tokens[i], tokens[i + 1]);
+    if (spelled !== null) calls.push({ name: spelled.toLowerCase(), spelled, open: i + 1 });
   }
   return calls;
 }
@@ -105,14 +108,12 @@ export function checkReadOnlySql(sql: string): GuardVerdict {
       return { ok: false, reason: `WITH must lead into a SELECT${main ? `, not ${main.slice(0, 40).toUpperCase()}` : ''}: the database is read-only.` };
     }
   }
-  for (let i = 0; i + 1 < statement.length; i++) {
-    const name = calledName(statement[i], statement[i + 1]);
-    if (name === null) continue;
-    const shown = name.slice(0, 40);
-    if (FORBIDDEN_FUNCTIONS.has(name.toLowerCase())) {
+  for (const { name, spelled } of functionCalls(statement)) {
+    const shown = spelled.slice(0, 40);
+    if (FORBIDDEN_FUNCTIONS.has(name)) {
       return { ok: false, reason: `The function ${shown}() is not allowed: queries may only read the database.` };
     }
-    if (UNAVAILABLE_LEGACY_FUNCTIONS.has(name.toLowerCase())) {
+    if (UNAVAILABLE_LEGACY_FUNCTIONS.has(name)) {
       return { ok: false, reason: `The function ${shown}() is not available: sql.js's legacy extension functions are disabled because they can crash SQLite. Use SQLite's built-in functions (printf, substr, instr, …).` };
     }
   }
