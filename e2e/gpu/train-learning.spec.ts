@@ -5,8 +5,9 @@
  * thresholds — GRPO raises the fresh mean reward by ≥ 0.3 in 30 steps, SFT lowers the held-back NLL by ≥ 25 % in 30
  * steps — and the same runs at lr = 0, which must not move either measure. Each case prints its figures.
  *
- * Time on SwiftShader (2 shared cores): a GRPO case is 30 steps of 32 episodes plus 2 × 64 fresh episodes, about
- * 5–8 min (≈ 10 s per step: rollout ≈ 5 s, update ≈ 6 s); an SFT case about 1–2 min; the API case ≈ 25 s. Fewer
+ * Time on SwiftShader (2 shared cores): a GRPO case is 30 steps of 32 episodes plus 2 × 64 fresh episodes, 38.5 s
+ * on 2026-11-28 (5–8 min when this was written, before the CPU adapter's barrier-free kernels and the attention
+ * backward's row passes); an SFT case ≈ 10 s; the API case ≈ 14 s. Fewer
  * episodes per step were tried on the CPU reference and do not learn by the stated margin (+0.08…0.17 in 20 steps of
  * 16 episodes), so the GPU runs keep the CPU test's settings and thresholds.
  */

@@ -4,8 +4,8 @@
  * `GPU_CHECKS_LEARNING=1 npx playwright test e2e/gpu/train-reads.spec.ts` (after `npm run build`).
  *
  * Why not on every `npm test`: the run is 150 SFT steps, then 100 GRPO steps of 16 prompts × 8 episodes (12,800
- * episodes), then 2 × 200 fresh episodes — minutes even on a laptop GPU, and on this 2-core machine's SwiftShader
- * longer than the whole suite may grow (docs/testing.md). The project's rule puts long learning runs in scripts whose
+ * episodes), then 2 × 200 fresh episodes — about a minute on an H200 (Node), 13.5 minutes on this 2-core machine's
+ * SwiftShader (seed 1, 2026-11-28), with the lr-0 control more than the suite's budget has left (docs/testing.md). The project's rule puts long learning runs in scripts whose
  * figures the notes report: `npm run train:toy -- --task reads` is the same run on the float64 reference (its
  * figures: docs/training-in-the-browser.md). The lr-0 control is cheap (a warm-up and 7 GRPO steps) but proves only
  * that the measure does not move on its own, so it is skipped with the run it controls.

@@ -34,10 +34,12 @@ export function nodeGroup(name: string): NodeGroup {
 
 /**
  * Time allowed per check on SwiftShader with 2 shared cores: the Playwright specs' limits, except GRPO, measured at
- * 22 min in Node on a loaded machine (vs 5–8 min in Chromium: Dawn's Node binding is slower at the engine's
- * pipelines and dispatches, see tests/gpu/engine-node-chromium.test.ts, which prints both times).
+ * 22 min in Node on a loaded machine when Chromium took 5–8 min (Dawn's Node binding is slower at the engine's
+ * pipelines and dispatches, see tests/gpu/engine-node-chromium.test.ts, which prints both times), and the reads run,
+ * 37.7 min in Node with a CPU-reference run beside it (2026-11-28): an hour, as its Chromium spec allows.
  */
 export function checkTimeoutMs(name: string): number {
+  if (name.startsWith('train-learning-grpo-reads')) return 3_600_000;
   if (name.startsWith('train-learning-grpo')) return 2_400_000;
   if (name.startsWith('train-') || name === 'adapter-roundtrip') return 480_000;
   return 180_000;

@@ -3,10 +3,12 @@
  * GPU gets the tiled v1 for many rows and v3 for decode when it has subgroups; a CPU adapter (SwiftShader, or one
  * the browser flags as the fallback) never gets v1 or v3, which measured 2–5× slower there than v2. attention
  * (attention.ts `defaultAttentionVariant`): the barrier-free 'row' variant only on a CPU adapter, for heads it holds
- * (D ≤ 64) and enough (token, head) pairs to spread over the CPU's threads.
+ * (D ≤ 64) and enough (token, head) pairs to spread over the CPU's threads. attention backward
+ * (attention-backward.ts `defaultAttentionBackwardVariant`): the row passes only on a CPU adapter, for D ≤ 32.
  */
 import { describe, expect, it } from 'vitest';
 import { ATTENTION_ROW_MAX_D, ATTENTION_ROW_MIN_JOBS, defaultAttentionVariant } from '../../src/gpu/kernels/attention.ts';
+import { ATTENTION_BACKWARD_ROW_MAX_D, defaultAttentionBackwardVariant } from '../../src/gpu/kernels/attention-backward.ts';
 import { defaultMatmulVariants } from '../../src/gpu/kernels/matmul.ts';
 
 function info(vendor: string, architecture: string, description = '', isFallbackAdapter?: boolean): GPUAdapterInfo {
@@ -41,5 +43,18 @@ describe('defaultAttentionVariant', () => {
     expect(defaultAttentionVariant(true, 320, 4, ATTENTION_ROW_MAX_D + 2)).toBe('workgroup');
     expect(defaultAttentionVariant(true, 4, 4, 16)).toBe('workgroup');
     expect(defaultAttentionVariant(true, ATTENTION_ROW_MIN_JOBS - 1, 1, 16)).toBe('workgroup');
+  });
+});
+
+describe('defaultAttentionBackwardVariant', () => {
+  it('uses the row passes on a CPU adapter for heads they hold', () => {
+    expect(defaultAttentionBackwardVariant(true, 8)).toBe('row');
+    expect(defaultAttentionBackwardVariant(true, ATTENTION_BACKWARD_ROW_MAX_D)).toBe('row');
+  });
+
+  it('keeps the tiled passes on a GPU, and for heads wider than the row passes hold', () => {
+    expect(defaultAttentionBackwardVariant(false, 8)).toBe('tiled');
+    expect(defaultAttentionBackwardVariant(true, ATTENTION_BACKWARD_ROW_MAX_D + 2)).toBe('tiled');
+    expect(defaultAttentionBackwardVariant(true, 128)).toBe('tiled');
   });
 });

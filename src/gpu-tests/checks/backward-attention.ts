@@ -9,12 +9,14 @@
  * the stored values, passed straight through).
  * Cases: GQA (H=4, KVH=2) and MHA, D = 16, 18 (an odd number of pairs) and 64, lengths 5, 1, 9; and one case with
  * more than a tile (64) of keys per query and of (query, head) pairs per key, G = 4 and D = 198 (99 pairs: not a
- * multiple of the 64 invocations, and both of an invocation's pairs in the dq pass).
+ * multiple of the 64 invocations, and both of an invocation's pairs in the dq pass). Heads of at most
+ * ATTENTION_BACKWARD_ROW_MAX_D values run both the tiled and the row passes (the row ones are the default there):
+ * D = 16, 18, the toy models' D = 8 with 70 keys, and D = 32 with more jobs (T·H = 4·77) than one workgroup's 64.
  */
 import { createRng } from '../../data/rng.ts';
 import type { GpuContext } from '../../gpu/device.ts';
 import { AttentionOp } from '../../gpu/kernels/attention.ts';
-import { AttentionBackwardOp } from '../../gpu/kernels/attention-backward.ts';
+import { ATTENTION_BACKWARD_ROW_MAX_D, AttentionBackwardOp, type AttentionBackwardVariant } from '../../gpu/kernels/attention-backward.ts';
 import { KvCacheOp } from '../../gpu/kernels/kvcache.ts';
 import { KV_CACHE_FORMATS, type KvCacheFormat } from '../../gpu/kv-format.ts';
 import { Recorder } from '../../gpu/recorder.ts';
@@ -38,20 +40,27 @@ const CASES: Case[] = [
   { H: 2, KVH: 2, D: 18, lengths: [5, 1, 9] },
   { H: 2, KVH: 2, D: 64, lengths: [5, 1, 9] },
   { H: 4, KVH: 1, D: 198, lengths: [70, 3] },
+  { H: 4, KVH: 2, D: 8, lengths: [70, 2, 33] },
+  { H: 4, KVH: 4, D: 32, lengths: [40, 37] },
 ];
+
+/** The passes a case runs: the tiled ones always, the row ones where the head fits them. */
+const variantsFor = (D: number): AttentionBackwardVariant[] => (D <= ATTENTION_BACKWARD_ROW_MAX_D ? ['tiled', 'row'] : ['tiled']);
 
 export async function checkBackwardAttention(ctx: GpuContext, seed: number, note: (text: string) => void): Promise<Comparison[]> {
   const [forward, backward, kvcache] = await Promise.all([AttentionOp.create(ctx), AttentionBackwardOp.create(ctx), KvCacheOp.create(ctx)]);
   const results: Comparison[] = [];
   for (const format of KV_CACHE_FORMATS) {
     for (const c of CASES) {
-      const scope = new Scope(ctx);
-      const rec = new Recorder(ctx, 'check.backward-attention');
-      try {
-        results.push(...(await runCase(scope, rec, { forward, backward, kvcache }, format, c, seed, note)));
-      } finally {
-        rec.destroy();
-        scope.destroy();
+      for (const variant of variantsFor(c.D)) {
+        const scope = new Scope(ctx);
+        const rec = new Recorder(ctx, 'check.backward-attention');
+        try {
+          results.push(...(await runCase(scope, rec, { forward, backward, kvcache }, format, variant, c, seed, note)));
+        } finally {
+          rec.destroy();
+          scope.destroy();
+        }
       }
     }
   }
@@ -64,7 +73,7 @@ interface Ops {
   kvcache: KvCacheOp;
 }
 
-async function runCase(scope: Scope, rec: Recorder, ops: Ops, format: KvCacheFormat, { H, KVH, D, lengths }: Case, seed: number, note: (text: string) => void): Promise<Comparison[]> {
+async function runCase(scope: Scope, rec: Recorder, ops: Ops, format: KvCacheFormat, variant: AttentionBackwardVariant, { H, KVH, D, lengths }: Case, seed: number, note: (text: string) => void): Promise<Comparison[]> {
   const rng = createRng(seed * 7919 + H * 131 + KVH * 17 + D);
   const B = lengths.length;
   const S = Math.max(...lengths);
@@ -92,7 +101,7 @@ async function runCase(scope: Scope, rec: Recorder, ops: Ops, format: KvCacheFor
   ops.kvcache.write(rec, { k: scope.f32('k', k), v: scope.f32('v', v), slots, positions, kCache, vCache, T, KVH, D, S, B, format });
   ops.forward.encode(rec, { out, lse, q: qBuf, kCache, vCache, slots, positions, T, H, KVH, D, S, B, format });
   const before = rec.pending;
-  ops.backward.encode(rec, { dq, dk, dv, dout: scope.f32('dout', dout), q: qBuf, out, lse, kCache, vCache, slots, positions, seqEnds, T, H, KVH, D, S, B, format });
+  ops.backward.encode(rec, { dq, dk, dv, dout: scope.f32('dout', dout), q: qBuf, out, lse, kCache, vCache, slots, positions, seqEnds, T, H, KVH, D, S, B, format }, variant);
   const dispatches = rec.pending - before;
   await rec.finish();
   const [gotDq, gotDk, gotDv] = await Promise.all([scope.read(dq, T * H * D), scope.read(dk, T * KVH * D), scope.read(dv, T * KVH * D)]);
@@ -110,7 +119,7 @@ async function runCase(scope: Scope, rec: Recorder, ops: Ops, format: KvCacheFor
     const ps = Array.from({ length: n }, (_, p) => p);
     attentionBackwardRef(span(refDq, qw), span(refDk, kw), span(refDv, kw), span(dout, qw), span(q, qw), span(kStored, kw), span(vStored, kw), ps, n, n, H, KVH, D);
   });
-  const shape = `${format} cache seqs=${lengths.join(',')} T=${T} H=${H} KVH=${KVH} D=${D}`;
+  const shape = `${variant} passes, ${format} cache seqs=${lengths.join(',')} T=${T} H=${H} KVH=${KVH} D=${D}`;
   note(`attention backward ${shape}: ${dispatches} dispatches`);
   return [
     compare('attention backward dq', shape, gotDq, refDq, TOL),

@@ -18,11 +18,17 @@ import { GpuTrainableModel } from '../../train/gpu-model.ts';
 import { describeReadsRun, runReads, setupReadsTask } from '../../train/toy-reads-run.ts';
 import { TOY_ADAPTER_SEED, TOY_CONTEXT_TOKENS, TOY_LORA } from '../../train/toy-run.ts';
 import type { Comparison } from '../compare.ts';
-import { TOY_MICRO_BATCH_TOKENS, TOY_ROLLOUT_SLOTS } from '../toy-gpu.ts';
 import { property } from './train-engine.ts';
 
 /** How far above the control and the ceiling the trained fresh success must end. */
 export const READS_MARGIN = 0.1;
+/**
+ * Sequence slots: a GRPO step's 16 × 8 episodes decode in one wave (the 200 fresh episodes in two). With the toy
+ * task's 32 slots (four waves) a step's rollout took twice as long on SwiftShader (10.3 s against 5.0 s, Node).
+ */
+const READS_ROLLOUT_SLOTS = 128;
+/** Tokens per micro-batch: a step's ~7,500 tokens (128 episodes of ~60) in one, at most 16,384 in two. */
+const READS_MICRO_BATCH_TOKENS = 8192;
 /** GRPO steps of the lr-0 control run (past READS_GRPO's 5 warm-up steps, so rates 0 before and after them). */
 const READS_LR0_STEPS = 7;
 
@@ -37,9 +43,9 @@ function readsCheck(zeroLr: boolean) {
     const model = await GpuTrainableModel.create(ctx, setup.config, setup.weights, setup.tokenizer, {
       lora: TOY_LORA,
       seed: TOY_ADAPTER_SEED,
-      rolloutSlots: TOY_ROLLOUT_SLOTS,
+      rolloutSlots: READS_ROLLOUT_SLOTS,
       contextTokens: TOY_CONTEXT_TOKENS,
-      microBatchTokens: TOY_MICRO_BATCH_TOKENS,
+      microBatchTokens: READS_MICRO_BATCH_TOKENS,
     });
     try {
       const run = await runReads(model, setup, zeroLr ? { grpo: { lr: 0, steps: READS_LR0_STEPS } } : {});

@@ -3,10 +3,12 @@
  * for a training batch whose sequences are packed from position 0, each in its own cache slot (the contract is
  * `AttentionBackwardArgs` in engine/train-ops.ts). Probabilities are recomputed from q, the cached keys and the
  * forward's lse. Three dispatches: stats (Δ = rowsum(dout ∘ out), parked in dq), dk/dv per (key token, kv head), dq
- * per (query token, head). dq, dk and dv are written, not accumulated; the op owns no buffer. The cache is read in
+ * per (query token, head); the last two as tiled passes (a workgroup per job) or, for heads of at most
+ * `ATTENTION_BACKWARD_ROW_MAX_D` values, as row passes (an invocation per job: `defaultAttentionBackwardVariant`). dq, dk and dv are written, not accumulated; the op owns no buffer. The cache is read in
  * its storage format (kv-format.ts, `args.format`): one set of kernels per format, both compiled by `create` unless
  * fewer are asked for.
  */
+import { isSoftwareAdapter } from '../adapter-probe.ts';
 import { requireBytes } from '../buffers.ts';
 import type { GpuContext } from '../device.ts';
 import type { AttentionBackwardArgs } from '../engine/train-ops.ts';
@@ -60,33 +62,58 @@ const DQ_BINDINGS: BindingSpec[] = [
   { binding: 7, kind: 'storage', name: 'dq' },
 ];
 
-/** The three kernels of one cache format. */
+/** Largest head size of the row passes (ROW_MAX_D in the WGSL: their per-invocation arrays). */
+export const ATTENTION_BACKWARD_ROW_MAX_D = 32;
+
+export type AttentionBackwardVariant = 'tiled' | 'row';
+
+/**
+ * The passes used when none is named: the row passes on a CPU adapter (SwiftShader) for heads they hold, where a
+ * workgroup and its barriers per job cost more than the job (the toy models' D = 8 GRPO update: attention backward
+ * 13.0 s → 1.2 s of a 20 s step, Node on SwiftShader); the tiled ones on a GPU, where the row passes are unmeasured.
+ */
+export function defaultAttentionBackwardVariant(cpu: boolean, D: number): AttentionBackwardVariant {
+  return cpu && D <= ATTENTION_BACKWARD_ROW_MAX_D ? 'row' : 'tiled';
+}
+
+/** The kernels of one cache format. */
 interface Kernels {
   stats: Kernel;
   dkdv: Kernel;
   dq: Kernel;
+  dkdvRow: Kernel;
+  dqRow: Kernel;
 }
 
 async function createKernels(ctx: GpuContext, format: KvCacheFormat): Promise<Kernels> {
   const code = composeWgsl(WGSL_GRID, ATTENTION_BACKWARD_PARAMS.wgsl, kvCacheWgsl(format), source);
-  const [stats, dkdv, dq] = await Promise.all([
+  const [stats, dkdv, dq, dkdvRow, dqRow] = await Promise.all([
     getKernel(ctx, { name: `attention.backward_stats.${format}`, code, entryPoint: 'attention_backward_stats', bindings: STATS_BINDINGS }),
     getKernel(ctx, { name: `attention.backward_dkdv.${format}`, code, entryPoint: 'attention_backward_dkdv', bindings: DKDV_BINDINGS }),
     getKernel(ctx, { name: `attention.backward_dq.${format}`, code, entryPoint: 'attention_backward_dq', bindings: DQ_BINDINGS }),
+    getKernel(ctx, { name: `attention.backward_dkdv_row.${format}`, code, entryPoint: 'attention_backward_dkdv_row', bindings: DKDV_BINDINGS }),
+    getKernel(ctx, { name: `attention.backward_dq_row.${format}`, code, entryPoint: 'attention_backward_dq_row', bindings: DQ_BINDINGS }),
   ]);
-  return { stats, dkdv, dq };
+  return { stats, dkdv, dq, dkdvRow, dqRow };
 }
 
 export class AttentionBackwardOp {
-  private constructor(private readonly kernels: ReadonlyMap<KvCacheFormat, Kernels>) {}
+  private constructor(
+    private readonly kernels: ReadonlyMap<KvCacheFormat, Kernels>,
+    /** The adapter is a CPU rasteriser: the row passes are the default where they fit. */
+    private readonly cpu: boolean,
+  ) {}
 
   static async create(ctx: GpuContext, formats: readonly KvCacheFormat[] = KV_CACHE_FORMATS): Promise<AttentionBackwardOp> {
     const kernels = await Promise.all(formats.map((f) => createKernels(ctx, f)));
-    return new AttentionBackwardOp(new Map(formats.map((f, i) => [f, kernels[i]])));
+    return new AttentionBackwardOp(new Map(formats.map((f, i) => [f, kernels[i]])), isSoftwareAdapter(ctx.adapterInfo));
   }
 
-  /** Records the three dispatches; dq, dk, dv must be three distinct buffers (ranges) from every input. */
-  encode(rec: Recorder, args: AttentionBackwardArgs): void {
+  /**
+   * Records the three dispatches; dq, dk, dv must be three distinct buffers (ranges) from every input. `variant`
+   * defaults to `defaultAttentionBackwardVariant`; the checks run both.
+   */
+  encode(rec: Recorder, args: AttentionBackwardArgs, variant: AttentionBackwardVariant = defaultAttentionBackwardVariant(this.cpu, args.D)): void {
     const { T, H, KVH, D, S, B } = args;
     const op = 'attention_backward';
     const format = args.format ?? DEFAULT_KV_CACHE;
@@ -94,6 +121,7 @@ export class AttentionBackwardOp {
     if (!kernels) throw new GpuShapeError(op, `the op was created without the ${format} cache kernels`);
     if (KVH <= 0 || H % KVH !== 0) throw new GpuShapeError(op, `H = ${H} must be a multiple of KVH = ${KVH}`);
     if (D > ATTENTION_MAX_D || D < MIN_D || D % 2 !== 0) throw new GpuShapeError(op, `head size D = ${D} must be even and within ${MIN_D}..${ATTENTION_MAX_D}`);
+    if (variant === 'row' && D > ATTENTION_BACKWARD_ROW_MAX_D) throw new GpuShapeError(op, `the row passes take heads of at most ${ATTENTION_BACKWARD_ROW_MAX_D} values, got D = ${D}`);
     if (B * S > MAX_CACHE_ROWS) throw new GpuShapeError(op, `B·S = ${B * S} cache rows exceed ${MAX_CACHE_ROWS}; use fewer slots or a shorter context`);
     for (const [name, bytes] of [
       ['dq', T * H * D * 4],
@@ -115,6 +143,11 @@ export class AttentionBackwardOp {
     const { dq, dk, dv, dout, q, out, lse, kCache, vCache, slots, positions, seqEnds } = args;
     const params = ATTENTION_BACKWARD_PARAMS.pack({ T, H, KVH, D, S, scale: 1 / Math.sqrt(D) });
     rec.dispatch(kernels.stats, params, { dout, out, lse, slots, positions, dq }, grid1d(Math.ceil((T * H) / WG)));
+    if (variant === 'row') {
+      rec.dispatch(kernels.dkdvRow, params, { q, dout, stats: dq, seqEnds, kCache, vCache, dk, dv }, grid1d(Math.ceil((T * KVH) / WG)));
+      rec.dispatch(kernels.dqRow, params, { q, dout, kCache, vCache, slots, positions, dq }, grid1d(Math.ceil((T * H) / WG)));
+      return;
+    }
     rec.dispatch(kernels.dkdv, params, { q, dout, stats: dq, seqEnds, kCache, vCache, dk, dv }, grid1d(T * KVH));
     rec.dispatch(kernels.dq, params, { q, dout, kCache, vCache, slots, positions, dq }, grid1d(T * H));
   }

@@ -263,3 +263,111 @@ fn attention_backward_dq(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Row variants for small heads (D <= ROW_MAX_D): one invocation per job instead of one workgroup, no workgroup memory
+// and no barrier. At a small D the tiled passes keep most of a workgroup's invocations idle in the accumulation and
+// pay a workgroup (and its barriers) per job; on SwiftShader that per-workgroup cost was ~0.25 ms, 13 of a toy GRPO
+// update's 20 s (the default there: attention-backward.ts `defaultAttentionBackwardVariant`). Same bindings as the tiled passes (the kv_* and dq_* variables above) and the same arithmetic in the
+// same order (scores: q·scale then fma over d; sums over keys or pairs in order), so both give the same numbers.
+
+const ROW_MAX_D: u32 = 32u;
+
+@compute @workgroup_size(WG)
+fn attention_backward_dkdv_row(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                               @builtin(local_invocation_index) li: u32) {
+  let job = grid_index(wid, nwg) * WG + li; // j · KVH + g
+  if (job >= params.T * params.KVH) {
+    return;
+  }
+  let j = job / params.KVH;
+  let g = job % params.KVH;
+  let D = params.D;
+  let D2 = D / 2u;
+  let H = params.H;
+  let G = H / params.KVH;
+  let n_pairs = (kv_seq_ends[j] - j) * G;
+  let base = u32(kv_stats[j * H * D + 2u]) * params.KVH * D2 + g * D2; // token j's cache row (stats pass), in pairs
+  var k: array<f32, ROW_MAX_D>;
+  var v: array<f32, ROW_MAX_D>;
+  var dk: array<f32, ROW_MAX_D>;
+  var dv: array<f32, ROW_MAX_D>;
+  for (var d2 = 0u; d2 < D2; d2 = d2 + 1u) {
+    let kk = kv_load(kv_kcache[base + d2]);
+    let vv = kv_load(kv_vcache[base + d2]);
+    k[2u * d2] = kk.x;
+    k[2u * d2 + 1u] = kk.y;
+    v[2u * d2] = vv.x;
+    v[2u * d2 + 1u] = vv.y;
+  }
+  for (var i = 0u; i < n_pairs; i = i + 1u) {
+    let t = j + i / G;
+    let h = g * G + i % G;
+    let o = (t * H + h) * D;
+    var s = 0.0;
+    var dp = 0.0;
+    for (var d = 0u; d < D; d = d + 1u) {
+      s = fma(kv_q[o + d] * params.scale, k[d], s);
+      dp = fma(kv_dout[o + d], v[d], dp);
+    }
+    let p = exp(s - kv_stats[o]);
+    let ds = p * (dp - kv_stats[o + 1u]);
+    for (var d = 0u; d < D; d = d + 1u) {
+      dk[d] = fma(ds, kv_q[o + d], dk[d]);
+      dv[d] = fma(p, kv_dout[o + d], dv[d]);
+    }
+  }
+  for (var d = 0u; d < D; d = d + 1u) {
+    kv_dk[job * D + d] = dk[d] * params.scale;
+    kv_dv[job * D + d] = dv[d];
+  }
+}
+
+@compute @workgroup_size(WG)
+fn attention_backward_dq_row(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                             @builtin(local_invocation_index) li: u32) {
+  let job = grid_index(wid, nwg) * WG + li; // t · H + h
+  if (job >= params.T * params.H) {
+    return;
+  }
+  let t = job / params.H;
+  let h = job % params.H;
+  let D = params.D;
+  let D2 = D / 2u;
+  let row2 = params.KVH * D2; // pairs per cache position
+  let g = h / (params.H / params.KVH);
+  let n_keys = dq_positions[t] + 1u;
+  let base = dq_slots[t] * params.S * row2 + g * D2;
+  // The row's stats (parked by the stats pass) are read before this invocation overwrites the row with dq.
+  let lse = dq_dq[job * D];
+  let delta = dq_dq[job * D + 1u];
+  var q: array<f32, ROW_MAX_D>;
+  var dout: array<f32, ROW_MAX_D>;
+  var acc: array<f32, ROW_MAX_D>;
+  for (var d = 0u; d < D; d = d + 1u) {
+    q[d] = dq_q[job * D + d] * params.scale;
+    dout[d] = dq_dout[job * D + d];
+  }
+  for (var j = 0u; j < n_keys; j = j + 1u) {
+    let ko = base + j * row2;
+    var s = 0.0;
+    var dp = 0.0;
+    for (var d2 = 0u; d2 < D2; d2 = d2 + 1u) {
+      let kk = kv_load(dq_kcache[ko + d2]);
+      let vv = kv_load(dq_vcache[ko + d2]);
+      s = fma(q[2u * d2], kk.x, s);
+      s = fma(q[2u * d2 + 1u], kk.y, s);
+      dp = fma(dout[2u * d2], vv.x, dp);
+      dp = fma(dout[2u * d2 + 1u], vv.y, dp);
+    }
+    let ds = exp(s - lse) * (dp - delta);
+    for (var d2 = 0u; d2 < D2; d2 = d2 + 1u) {
+      let kk = kv_load(dq_kcache[ko + d2]);
+      acc[2u * d2] = fma(ds, kk.x, acc[2u * d2]);
+      acc[2u * d2 + 1u] = fma(ds, kk.y, acc[2u * d2 + 1u]);
+    }
+  }
+  for (var d = 0u; d < D; d = d + 1u) {
+    dq_dq[job * D + d] = acc[d] * params.scale;
+  }
+}
