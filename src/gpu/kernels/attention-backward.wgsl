@@ -268,8 +268,10 @@ fn attention_backward_dq(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
 // Row variants for small heads (D <= ROW_MAX_D): one invocation per job instead of one workgroup, no workgroup memory
 // and no barrier. At a small D the tiled passes keep most of a workgroup's invocations idle in the accumulation and
 // pay a workgroup (and its barriers) per job; on SwiftShader that per-workgroup cost was ~0.25 ms, 13 of a toy GRPO
-// update's 20 s (the default there: attention-backward.ts `defaultAttentionBackwardVariant`). Same bindings as the tiled passes (the kv_* and dq_* variables above) and the same arithmetic in the
-// same order (scores: q·scale then fma over d; sums over keys or pairs in order), so both give the same numbers.
+// update's 20 s (the default there: attention-backward.ts `defaultAttentionBackwardVariant`). Same bindings as the
+// tiled passes (the kv_* and dq_* variables above) and the same arithmetic in the same order (scores: q·scale then
+// fma over d; sums over keys or pairs in order), so both give the same numbers. Like the tiled passes they trust the
+// index buffers the trainer builds: a sequence end before its own token would run a key's loop ~2^32 times.
 
 const ROW_MAX_D: u32 = 32u;
 
