@@ -81,10 +81,11 @@ export interface RunningServer {
   /** Whether a built page is served at /web/. */
   servesPage: boolean;
   /**
-   * Sessions open now; SQL workers replaced after a timeout or crash so far; SQL calls waiting for a worker;
-   * sockets closed for not reading their replies.
+   * Sessions open now; session slots held (the open sessions and those still closing: a closed session keeps its slot
+   * until its statement in flight settles, and CAPACITY_REACHED counts slots); SQL workers replaced after a timeout
+   * or crash so far; SQL calls waiting for a worker; sockets closed for not reading their replies.
    */
-  stats(): { activeSessions: number; sqlRestarts: number; sqlWaiting: number; slowReadersClosed: number };
+  stats(): { activeSessions: number; sessionSlotsHeld: number; sqlRestarts: number; sqlWaiting: number; slowReadersClosed: number };
   close(): Promise<void>;
 }
 
@@ -197,7 +198,7 @@ export async function createServer(options: ServerOptions): Promise<RunningServe
     port,
     maxConnections,
     servesPage: site !== null,
-    stats: () => ({ activeSessions: manager.active, sqlRestarts: pool.restarts(), sqlWaiting: pool.waitingCalls, slowReadersClosed: budget.closedSlowReaders }),
+    stats: () => ({ activeSessions: manager.active, sessionSlotsHeld: manager.slotsHeld, sqlRestarts: pool.restarts(), sqlWaiting: pool.waitingCalls, slowReadersClosed: budget.closedSlowReaders }),
     close: () => {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));

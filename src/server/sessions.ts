@@ -170,10 +170,15 @@ export class SessionManager {
     return this.sessions.size;
   }
 
+  /** Slots taken: the open sessions and the closed ones whose operation in flight has not settled yet. */
+  get slotsHeld(): number {
+    return this.maxSessions - this.freeSlots.length;
+  }
+
   /** A new session, or SessionCapacityError when every slot is taken (slots free when a close completes). */
   open(): Session {
     const slot = this.freeSlots.pop();
-    if (slot === undefined) throw new SessionCapacityError(this.maxSessions - this.freeSlots.length, this.maxSessions);
+    if (slot === undefined) throw new SessionCapacityError(this.slotsHeld, this.maxSessions);
     const executor = this.options.pool.forSession();
     const env = new SqlEnv(this.dataset, executor, this.options.envConfig, { dbKey: () => `session-${slot}` });
     const session = new Session(slot, env, executor, this.options.resetDefaults ?? {}, this.now());
