@@ -5,8 +5,8 @@
  * forward's lse. Three dispatches: stats (Δ = rowsum(dout ∘ out), parked in dq), dk/dv per (key token, kv head), dq
  * per (query token, head); the last two as tiled passes (a workgroup per job) or, for heads of at most
  * `ATTENTION_BACKWARD_ROW_MAX_D` values, as row passes (an invocation per job: `defaultAttentionBackwardVariant`).
- * dq, dk and dv are written, not accumulated; the op owns no buffer. The cache is read in its storage format (kv-format.ts, `args.format`): one set of kernels per format, both compiled by `create` unless
- * fewer are asked for.
+ * dq, dk and dv are written, not accumulated; the op owns no buffer. The cache is read in its storage format
+ * (kv-format.ts, `args.format`): one set of kernels per format, both compiled by `create` unless fewer are asked for.
  */
 import { isSoftwareAdapter } from '../adapter-probe.ts';
 import { requireBytes } from '../buffers.ts';
