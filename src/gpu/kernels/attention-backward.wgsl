@@ -346,6 +346,7 @@ fn attention_backward_dq_row(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num
   var q: array<f32, ROW_MAX_D>;
   var dout: array<f32, ROW_MAX_D>;
   var acc: array<f32, ROW_MAX_D>;
+  var k: array<f32, ROW_MAX_D>; // key j, read once for its score and its share of dq
   for (var d = 0u; d < D; d = d + 1u) {
     q[d] = dq_q[job * D + d] * params.scale;
     dout[d] = dq_dout[job * D + d];
@@ -357,16 +358,16 @@ fn attention_backward_dq_row(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num
     for (var d2 = 0u; d2 < D2; d2 = d2 + 1u) {
       let kk = kv_load(dq_kcache[ko + d2]);
       let vv = kv_load(dq_vcache[ko + d2]);
+      k[2u * d2] = kk.x;
+      k[2u * d2 + 1u] = kk.y;
       s = fma(q[2u * d2], kk.x, s);
       s = fma(q[2u * d2 + 1u], kk.y, s);
       dp = fma(dout[2u * d2], vv.x, dp);
       dp = fma(dout[2u * d2 + 1u], vv.y, dp);
     }
     let ds = exp(s - lse) * (dp - delta);
-    for (var d2 = 0u; d2 < D2; d2 = d2 + 1u) {
-      let kk = kv_load(dq_kcache[ko + d2]);
-      acc[2u * d2] = fma(ds, kk.x, acc[2u * d2]);
-      acc[2u * d2 + 1u] = fma(ds, kk.y, acc[2u * d2 + 1u]);
+    for (var d = 0u; d < D; d = d + 1u) {
+      acc[d] = fma(ds, k[d], acc[d]);
     }
   }
   for (var d = 0u; d < D; d = d + 1u) {
