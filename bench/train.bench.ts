@@ -123,7 +123,7 @@ function report(o: TrainBenchOptions, r: TrainBenchResult, f: ReturnType<typeof 
   }
   console.log(`mean of steps 2..${r.steps.length}: ${(f.meanSeconds.rollout + f.meanSeconds.update).toFixed(2)} s per step = rollout ${f.meanSeconds.rollout.toFixed(2)} s + update ${f.meanSeconds.update.toFixed(2)} s`);
   console.log('engine matmul (timeMatmul, median of 3 after a warm-up):');
-  for (const m of r.matmul) console.log(`  ${m.op.padEnd(10)} ${m.shape.padEnd(20)} ${m.ms.toFixed(1).padStart(8)} ms ${m.gflops.toFixed(3).padStart(8)} GFLOP/s`);
+  for (const m of r.matmul) console.log(`  ${m.op.padEnd(25)} ${m.shape.padEnd(20)} ${m.ms.toFixed(1).padStart(8)} ms ${m.gflops.toFixed(3).padStart(8)} GFLOP/s`);
   if (f.updateGflops === null) console.log('no step after the first made an update (every group had equal rewards): no update FLOP/s');
   else console.log(`update: ${f.updateGflops.toFixed(3)} GFLOP/s over ${f.updatingSteps} updating steps = ${(f.updateOverMatmul ?? 0).toFixed(3)} of the best matmul's ${f.bestMatmulGflops.toFixed(3)} GFLOP/s`);
   const p = r.profile;

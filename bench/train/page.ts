@@ -89,7 +89,10 @@ function run(o: TrainBenchOptions): Promise<PageResult<TrainBenchResult>> {
       const timer = installDispatchTimer(ctx.device) ?? undefined;
       const { steps, profile } = await profileTraining(s, model, o, { timer });
       const matmul: OpTiming[] = [];
-      for (const n of o.peakSizes) for (const v of VARIANTS) matmul.push(await timeMatmul(ctx, n, n, n, v));
+      for (const n of o.peakSizes) {
+        for (const v of VARIANTS) matmul.push(await timeMatmul(ctx, n, n, n, v));
+        matmul.push(await timeMatmul(ctx, n, n, n, 'v2', 3, false)); // v2 reads x in quads by default (matmul-x4.wgsl)
+      }
       const timestampCheck = timer ? await checkTimestamps(ctx, timer, o.peakSizes[0]) : null;
       return { adapter: adapterName(ctx), model: describeTrainModel(model, o.rank), plan: trainPlan(model), steps, matmul, profile, timestampCheck };
     },

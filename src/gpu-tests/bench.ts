@@ -15,7 +15,8 @@ export interface OpTiming {
   gflops: number;
 }
 
-export async function timeMatmul(ctx: GpuContext, M: number, N: number, K: number, variant: MatmulVariant, reps = 3): Promise<OpTiming> {
+/** `quads: false` times v2 reading x one value at a time (matmul.ts `MatmulArgs.quads`). */
+export async function timeMatmul(ctx: GpuContext, M: number, N: number, K: number, variant: MatmulVariant, reps = 3, quads = true): Promise<OpTiming> {
   const op = await MatmulOp.create(ctx);
   const rng = createRng(1);
   const scope = new Scope(ctx);
@@ -27,13 +28,13 @@ export async function timeMatmul(ctx: GpuContext, M: number, N: number, K: numbe
     const times: number[] = [];
     for (let i = 0; i <= reps; i++) {
       const start = performance.now();
-      op.encode(rec, { out, x, w, M, variant });
+      op.encode(rec, { out, x, w, M, variant, quads });
       await rec.finish();
       if (i > 0) times.push(performance.now() - start);
     }
     times.sort((a, b) => a - b);
     const ms = times[Math.floor(times.length / 2)];
-    return { op: `matmul.${variant}`, shape: `M=${M} N=${N} K=${K}`, ms, gflops: (2 * M * N * K) / (ms * 1e6) };
+    return { op: `matmul.${variant}${variant === 'v2' && !quads ? ' (single loads)' : ''}`, shape: `M=${M} N=${N} K=${K}`, ms, gflops: (2 * M * N * K) / (ms * 1e6) };
   } finally {
     rec.destroy();
     scope.destroy();

@@ -31,6 +31,9 @@
  *   noisy step is a random move of the whole policy; 16 prompts halve the noise's variance and the decay lets the
  *   last steps settle. A 220-step warm-up (seeds 1–7) lifted every control and seeds 1–5's gains (seed 5: +0.135) but
  *   left seeds 6 and 7 at +0.065 (names unmoved): the one-in-five-to-seven failure stays, so READS_SFT keeps 150.
+ *   Neither did a rank-16 adapter (collapse at lr 0.01; 3 of 6 seeds at lr 0.005), 16 transcripts per warm-up step
+ *   (its warm-up reached 0.73 on seed 6, and GRPO lowered it) or KL β 0.04: where the warm-up ends varies widely
+ *   with the run seed, and GRPO gains from a start that reads names a little, not from one that reads none or most.
  */
 import type { SqlJsStatic } from 'sql.js';
 import { createRng, randomInt } from '../data/rng.ts';

@@ -1,14 +1,15 @@
 /**
  * matmul check: every variant (v0 simple, v1 tiled, v2 few-row) against `matmulRef` on fresh random inputs — with and without
- * bias, with a LoRA branch, a single-row (decode) shape, a weight split into three row chunks — the LoRA identity
- * (with B = 0 the output equals the LoRA-free output bit for bit), and equal bits from all variants.
+ * bias, with a LoRA branch, a single-row (decode) shape, a weight split into three row chunks, a K that is no multiple
+ * of 4 — the LoRA identity (with B = 0 the output equals the LoRA-free output bit for bit), and equal bits from all
+ * variants; v2 both ways where K allows it, reading x in quads (matmul-x4.wgsl, the default) and one value at a time.
  * Where the device has `subgroups`, the decode variant v3 (matmul-subgroups.wgsl) on every case too, against the
  * reference (its sums run in another order, so not bit-equal to v0–v2), and a row's v3 result equal bit for bit
  * whether it is computed alone or among other rows (batched decode == single-sequence decode). Where it has
  * `shader-f16`, the f16-product variant v2h (matmul-f16.wgsl) on every case, at TOL_F16 (x rounded to f16).
  */
 import { createRng } from '../../data/rng.ts';
-import { MatmulOp, type MatmulVariant } from '../../gpu/kernels/matmul.ts';
+import { MatmulOp, v2ReadsQuads, type MatmulVariant } from '../../gpu/kernels/matmul.ts';
 import { Recorder } from '../../gpu/recorder.ts';
 import type { GpuContext } from '../../gpu/device.ts';
 import { matmulRef } from '../../model/reference/ops.ts';
@@ -36,6 +37,8 @@ const CASES: Case[] = [
   { M: 1, N: 200, K: 64, bias: false, rank: 8 },
   { M: 19, N: 100, K: 36, bias: true, rank: 2, chunkRows: 40 },
   { M: 3, N: 151936 / 8, K: 64, bias: false, rank: 0 },
+  // K not a multiple of 4: v2 reads x one value at a time (v2ReadsQuads).
+  { M: 21, N: 40, K: 38, bias: true, rank: 3 },
 ];
 
 export async function checkMatmul(ctx: GpuContext, seed: number, note: (text: string) => void = () => {}): Promise<Comparison[]> {
@@ -62,6 +65,11 @@ export async function checkMatmul(ctx: GpuContext, seed: number, note: (text: st
     }
     const shape = `M=${c.M} N=${c.N} K=${c.K}`;
     results.push(compareExact('matmul v0 == v1 == v2 (bits)', shape, outputs[0], outputs[1]), compareExact('matmul v1 == v2 (bits)', shape, outputs[1], outputs[2]));
+    if (v2ReadsQuads(c.K, c.K)) {
+      // v2 above read x in quads (matmul-x4.wgsl); the one-value-at-a-time kernel must give the same bits.
+      const [result, out] = await runCase(ctx, op, c, 'v2', seed, false);
+      results.push(...result, compareExact('matmul v2 quads == v2 single loads (bits)', shape, outputs[2], out));
+    }
   }
   return results;
 }
@@ -88,7 +96,7 @@ async function checkRowIndependence(ctx: GpuContext, op: MatmulOp, seed: number)
   }
 }
 
-async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVariant, seed: number): Promise<[Comparison[], Float32Array]> {
+async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVariant, seed: number, quads = true): Promise<[Comparison[], Float32Array]> {
   const { M, N, K, rank } = c;
   const rng = createRng(seed * 7919 + M * 31 + N);
   const x = randomF32(rng, M * K, 1);
@@ -116,20 +124,21 @@ async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVa
     const biasb = bias ? scope.f32('bias', bias) : null;
     const out = scope.empty('out', M * N);
     const lora = rank > 0 ? { a: scope.f32('A', a), b: scope.f32('B', b), u: scope.empty('u', M * rank), rank, scale } : null;
-    op.encode(rec, { out, x: xb, w: wb, M, bias: biasb, lora, variant });
+    op.encode(rec, { out, x: xb, w: wb, M, bias: biasb, lora, variant, quads });
     await rec.finish();
     const got = await scope.read(out, M * N);
     const shape = `M=${M} N=${N} K=${K}${c.bias ? ' bias' : ''}${rank ? ` R=${rank}` : ''}${wb.chunks.length > 1 ? ` chunks=${wb.chunks.length}` : ''}`;
-    const results = [compare(`matmul.${variant}`, shape, got, ref, variant === 'v2h' ? TOL_F16 : TOL)];
+    const name = variant === 'v2' && !quads ? 'matmul.v2 (single loads)' : `matmul.${variant}`;
+    const results = [compare(name, shape, got, ref, variant === 'v2h' ? TOL_F16 : TOL)];
     if (lora) {
       // The LoRA identity: B = 0 must leave the base output unchanged, bit for bit.
       const zeroB = scope.f32('B0', new Float64Array(N * rank));
       const base = scope.empty('base', M * N);
       const withZero = scope.empty('withZero', M * N);
-      op.encode(rec, { out: base, x: xb, w: wb, M, bias: biasb, variant });
-      op.encode(rec, { out: withZero, x: xb, w: wb, M, bias: biasb, variant, lora: { ...lora, b: zeroB } });
+      op.encode(rec, { out: base, x: xb, w: wb, M, bias: biasb, variant, quads });
+      op.encode(rec, { out: withZero, x: xb, w: wb, M, bias: biasb, variant, quads, lora: { ...lora, b: zeroB } });
       await rec.finish();
-      results.push(compareExact(`matmul.${variant} LoRA B=0 == base`, shape, await scope.read(withZero, M * N), await scope.read(base, M * N)));
+      results.push(compareExact(`${name} LoRA B=0 == base`, shape, await scope.read(withZero, M * N), await scope.read(base, M * N)));
     }
     return [results, got];
   } finally {

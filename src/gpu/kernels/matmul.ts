@@ -21,7 +21,9 @@ import { wgslWeightReader, type WeightFormat } from '../quant.ts';
 import type { BufferArg, Recorder } from '../recorder.ts';
 import { defineUniforms } from '../uniforms.ts';
 import { WGSL_GRID, grid1d } from '../wgsl/common.ts';
+import commonSource from './matmul-common.wgsl?raw';
 import source from './matmul.wgsl?raw';
+import x4Source from './matmul-x4.wgsl?raw';
 import subgroupSource from './matmul-subgroups.wgsl?raw';
 import f16Source from './matmul-f16.wgsl?raw';
 
@@ -37,10 +39,21 @@ export const MATMUL_PARAMS = defineUniforms('MatmulParams', {
   lora_scale: 'f32',
 });
 
+/** The bindings, epilogue and weight reader every matmul module starts with, for weights stored in `format`. */
+const common = (format: WeightFormat): string[] => [WGSL_GRID, MATMUL_PARAMS.wgsl, wgslWeightReader(format, 'w_pair', 'w', 'params.K'), commonSource];
+
 /** The op's WGSL for weights stored in `format`; with `subgroups`, the module that also holds matmul_v3. */
 function code(format: WeightFormat, subgroups = false): string {
-  const base = [WGSL_GRID, MATMUL_PARAMS.wgsl, wgslWeightReader(format, 'w_pair', 'w', 'params.K'), source];
+  const base = [...common(format), source];
   return subgroups ? composeWgsl('enable subgroups;', ...base, subgroupSource) : composeWgsl(...base);
+}
+
+/**
+ * Whether v2 reads x four values at a time (matmul-x4.wgsl) for this K and row stride: both multiples of 4, so every
+ * row of x starts on a 16-byte boundary of its binding (whose offset WebGPU aligns to 256 bytes).
+ */
+export function v2ReadsQuads(K: number, ldx: number): boolean {
+  return K % 4 === 0 && ldx % 4 === 0;
 }
 
 const MATMUL_BINDINGS: BindingSpec[] = [
@@ -93,6 +106,11 @@ export interface MatmulArgs {
   bias?: BufferArg | null;
   lora?: LoraBranch | null;
   /**
+   * v2 only: read x four values at a time where `v2ReadsQuads(K, ldx)` (the default, same bits); false reads them
+   * one at a time (the benches and the matmul check compare the two).
+   */
+  quads?: boolean;
+  /**
    * Default: below TILED_MIN_ROWS rows v3 on a GPU with subgroups, else v2; from there v1 (tiled) on a GPU and v2
    * on a CPU adapter (defaultMatmulVariants); v0 is the simple variant. v0, v1 and v2 give equal bits; v3 sums in
    * another order (equal to rounding).
@@ -130,13 +148,15 @@ export class MatmulOp {
     const kernels = new Map<string, Kernel>();
     for (const format of new Set(formats)) {
       const suffix = format === 'f16' ? '' : `.${format}`;
-      const compiled = await Promise.all(
-        VARIANTS.map((variant) => getKernel(ctx, { name: `matmul.${variant}${suffix}`, code: code(format), entryPoint: `matmul_${variant}`, bindings: MATMUL_BINDINGS })),
-      );
+      const [x4, ...compiled] = await Promise.all([
+        getKernel(ctx, { name: `matmul.v2_x4${suffix}`, code: composeWgsl(...common(format), x4Source), entryPoint: 'matmul_v2_x4', bindings: MATMUL_BINDINGS }),
+        ...VARIANTS.map((variant) => getKernel(ctx, { name: `matmul.${variant}${suffix}`, code: code(format), entryPoint: `matmul_${variant}`, bindings: MATMUL_BINDINGS })),
+      ]);
       VARIANTS.forEach((variant, i) => kernels.set(`${format}.${variant}`, compiled[i]));
+      kernels.set(`${format}.v2.x4`, x4);
       // f16 products (matmul-f16.wgsl): f16-stored weights on devices with shader-f16, used only when named.
       if (format === 'f16' && ctx.features.shaderF16) {
-        const f16Code = composeWgsl('enable f16;', WGSL_GRID, MATMUL_PARAMS.wgsl, wgslWeightReader(format, 'w_pair', 'w', 'params.K'), source, f16Source);
+        const f16Code = composeWgsl('enable f16;', ...common(format), source, f16Source);
         kernels.set('f16.v2h', await getKernel(ctx, { name: 'matmul.v2h', code: f16Code, entryPoint: 'matmul_v2h', bindings: MATMUL_BINDINGS }));
       }
       if (ctx.features.subgroups) {
@@ -178,7 +198,8 @@ export class MatmulOp {
       rec.dispatch(this.loraDown, MATMUL_PARAMS.pack({ ...base, N, n0: 0 }), { x: args.x, loraA: lora.a, u: lora.u }, grid1d(Math.ceil((M * lora.rank) / 64)));
     }
     const variant = args.variant ?? (M >= TILED_MIN_ROWS ? this.rowsVariant : this.decodeVariant);
-    const kernel = this.kernels.get(`${formatOf(w)}.${variant}`);
+    const quads = variant === 'v2' && (args.quads ?? true) && v2ReadsQuads(K, ldx);
+    const kernel = this.kernels.get(`${formatOf(w)}.${variant}${quads ? '.x4' : ''}`);
     if (!kernel && variant === 'v2h') throw new GpuShapeError(name, `variant v2h needs f16 weights and a device with shader-f16; this weight is ${formatOf(w)}`);
     if (!kernel && variant === 'v3') throw new GpuShapeError(name, 'variant v3 needs the subgroups feature, which this device lacks: use v2');
     if (!kernel) throw new GpuShapeError(name, `weight format ${formatOf(w)} was not compiled: create the op with MatmulOp.create(ctx, ['${formatOf(w)}', ...])`);

@@ -12,7 +12,8 @@
 // The LoRA term is added after the base sum and the bias, so with B = 0 it adds exactly +0.0 and the output equals
 // the base output bit for bit. A (R, K) and B (N_total, R) are f32 (the trainable master copy).
 //
-// Bindings (group 0), struct MatmulParams is generated from MATMUL_PARAMS in matmul.ts:
+// Bindings (group 0), struct MatmulParams is generated from MATMUL_PARAMS in matmul.ts; matmul-common.wgsl, composed
+// in front of this source, declares all but x, lora_a and u_out, and holds GM and the epilogue:
 //   0 params  uniform  MatmulParams { M, N, K, ldx, ldo, n0, has_bias, rank, lora_scale }
 //   1 x       read     f32 (M, ldx), the first K columns used
 //   2 w       read     u32 (N, row words) packed f16 (K/2 words), or q8 (K/4 + K/32), or q4 (K/8 + K/32)
@@ -29,11 +30,12 @@
 //               through workgroup memory (x tile 64×16, W tile 64×16 unpacked to f32). Dispatch (⌈N/64⌉, ⌈M/64⌉).
 //   matmul_v2   for few rows (decode, the LM head): one invocation per output column n, computing up to 8 rows
 //               with each weight word read once (so B sequences cost one pass over W); 64 per workgroup.
-//               Dispatch (⌈N/64⌉, ⌈M/8⌉).
+//               Dispatch (⌈N/64⌉, ⌈M/8⌉). Where K and ldx are multiples of 4, matmul.ts records matmul_v2_x4
+//               (matmul-x4.wgsl) instead: the same work and bits, x read as vec4 (1.5–2× faster on SwiftShader).
 //   lora_down   one invocation per (m, r), 64 per workgroup, grid over M·R.
 //   matmul_v3   (matmul-subgroups.wgsl, devices with `subgroups`) decode with K split over 64 invocations and
 //               subgroup sums; matmul_v2h (matmul-f16.wgsl, devices with `shader-f16`, f16 weights) f16 products.
-//               Both are composed after this source and use its bindings, GM and epilogue.
+//               Both are composed after this source and use its bindings and matmul-common's GM and epilogue.
 //
 // Numerics: every variant accumulates acc = fma(x[m,k], W[n,k], acc) for k = 0, 1, …, K−1 in that order, from 0,
 // (W[n,k] already dequantised to f32, exactly as quant.ts decodeWeight computes it),
@@ -46,32 +48,9 @@ const BK: u32 = 16u;
 const TM: u32 = 4u;
 const TN: u32 = 4u;
 
-@group(0) @binding(0) var<uniform> params: MatmulParams;
 @group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> w: array<u32>;
-@group(0) @binding(3) var<storage, read> bias: array<f32>;
-@group(0) @binding(4) var<storage, read> lora_u: array<f32>;
-@group(0) @binding(5) var<storage, read> lora_b: array<f32>;
-@group(0) @binding(6) var<storage, read_write> out: array<f32>;
 @group(0) @binding(7) var<storage, read> lora_a: array<f32>;
 @group(0) @binding(8) var<storage, read_write> u_out: array<f32>;
-
-// Bias and LoRA, added to a finished base sum in that order.
-fn epilogue(m: u32, n: u32, base: f32) -> f32 {
-  var v = base;
-  let gn = params.n0 + n;
-  if (params.has_bias != 0u) {
-    v = v + bias[gn];
-  }
-  if (params.rank != 0u) {
-    var l = 0.0;
-    for (var r = 0u; r < params.rank; r = r + 1u) {
-      l = l + lora_u[m * params.rank + r] * lora_b[gn * params.rank + r];
-    }
-    v = v + params.lora_scale * l;
-  }
-  return v;
-}
 
 @compute @workgroup_size(64)
 fn matmul_v0(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -91,8 +70,6 @@ fn matmul_v0(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
   }
   out[m * params.ldo + params.n0 + n] = epilogue(m, n, acc);
 }
-
-const GM: u32 = 8u; // rows per invocation in matmul_v2
 
 @compute @workgroup_size(64)
 fn matmul_v2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
