@@ -1,7 +1,8 @@
 // matmul_v2_x4 — matmul_v2 reading x four values at a time (one vec4<f32> load where v2 makes four f32 loads), for
-// K and the row stride ldx multiples of 4 (matmul.ts checks; then every row starts on a 16-byte boundary). Composed
-// after matmul-common.wgsl in a module of its own, as x is bound here as array<vec4<f32>>. The weight is read through
-// w_pair, two pairs per quad, so every format has it. Workgroup and grid as matmul_v2.
+// K and the row stride ldx multiples of 4 and x bound at a multiple of 16 bytes (matmul.ts `v2ReadsQuads`: every
+// row then starts on a vec4 boundary). Composed after matmul-common.wgsl in a module of its own, as x is bound here as
+// array<vec4<f32>>. The weight is read through w_pair, two pairs per quad, so every format has it. Workgroup and grid
+// as matmul_v2.
 //
 // Why: on a CPU adapter (SwiftShader) every storage load of an invocation is a gathered, bounds-checked access, and
 // v2's loads of x, not its arithmetic, set its speed: the vector loads cut its GPU time by a third on the reads

@@ -49,11 +49,11 @@ function code(format: WeightFormat, subgroups = false): string {
 }
 
 /**
- * Whether v2 reads x four values at a time (matmul-x4.wgsl) for this K and row stride: both multiples of 4, so every
- * row of x starts on a 16-byte boundary of its binding (whose offset WebGPU aligns to 256 bytes).
+ * Whether v2 reads x four values at a time (matmul-x4.wgsl) for this K, row stride and binding offset of x: K and ldx
+ * multiples of 4 and the offset of 16 bytes, so every row of x starts on a vec4 boundary.
  */
-export function v2ReadsQuads(K: number, ldx: number): boolean {
-  return K % 4 === 0 && ldx % 4 === 0;
+export function v2ReadsQuads(K: number, ldx: number, xOffsetBytes = 0): boolean {
+  return K % 4 === 0 && ldx % 4 === 0 && xOffsetBytes % 16 === 0;
 }
 
 const MATMUL_BINDINGS: BindingSpec[] = [
@@ -106,7 +106,7 @@ export interface MatmulArgs {
   bias?: BufferArg | null;
   lora?: LoraBranch | null;
   /**
-   * v2 only: read x four values at a time where `v2ReadsQuads(K, ldx)` (the default, same bits); false reads them
+   * v2 only: read x four values at a time where `v2ReadsQuads(K, ldx, offset of x)` (the default, same bits); false reads them
    * one at a time (the benches and the matmul check compare the two).
    */
   quads?: boolean;
@@ -198,7 +198,7 @@ export class MatmulOp {
       rec.dispatch(this.loraDown, MATMUL_PARAMS.pack({ ...base, N, n0: 0 }), { x: args.x, loraA: lora.a, u: lora.u }, grid1d(Math.ceil((M * lora.rank) / 64)));
     }
     const variant = args.variant ?? (M >= TILED_MIN_ROWS ? this.rowsVariant : this.decodeVariant);
-    const quads = variant === 'v2' && (args.quads ?? true) && v2ReadsQuads(K, ldx);
+    const quads = variant === 'v2' && (args.quads ?? true) && v2ReadsQuads(K, ldx, 'buffer' in args.x ? (args.x.offset ?? 0) : 0);
     const kernel = this.kernels.get(`${formatOf(w)}.${variant}${quads ? '.x4' : ''}`);
     if (!kernel && variant === 'v2h') throw new GpuShapeError(name, `variant v2h needs f16 weights and a device with shader-f16; this weight is ${formatOf(w)}`);
     if (!kernel && variant === 'v3') throw new GpuShapeError(name, 'variant v3 needs the subgroups feature, which this device lacks: use v2');

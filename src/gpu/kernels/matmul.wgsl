@@ -30,8 +30,9 @@
 //               through workgroup memory (x tile 64×16, W tile 64×16 unpacked to f32). Dispatch (⌈N/64⌉, ⌈M/64⌉).
 //   matmul_v2   for few rows (decode, the LM head): one invocation per output column n, computing up to 8 rows
 //               with each weight word read once (so B sequences cost one pass over W); 64 per workgroup.
-//               Dispatch (⌈N/64⌉, ⌈M/8⌉). Where K and ldx are multiples of 4, matmul.ts records matmul_v2_x4
-//               (matmul-x4.wgsl) instead: the same work and bits, x read as vec4 (v2's GPU time −⅓ on SwiftShader).
+//               Dispatch (⌈N/64⌉, ⌈M/8⌉). Where K and ldx are multiples of 4 and x's offset of 16 bytes, matmul.ts
+//               records matmul_v2_x4 (matmul-x4.wgsl) instead: the same work and bits, x read as vec4 (v2's GPU
+//               time −⅓ on SwiftShader).
 //   lora_down   one invocation per (m, r), 64 per workgroup, grid over M·R.
 //   matmul_v3   (matmul-subgroups.wgsl, devices with `subgroups`) decode with K split over 64 invocations and
 //               subgroup sums; matmul_v2h (matmul-f16.wgsl, devices with `shader-f16`, f16 weights) f16 products.
