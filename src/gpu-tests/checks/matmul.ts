@@ -1,7 +1,7 @@
 /**
  * matmul check: every variant (v0 simple, v1 tiled, v2 few-row) against `matmulRef` on fresh random inputs — with and without
  * bias, with a LoRA branch, a single-row (decode) shape, a weight split into three row chunks, a K that is no multiple
- * of 4 — the LoRA identity (with B = 0 the output equals the LoRA-free output bit for bit), and equal bits from all
+ * of 4, rows of x wider than K — the LoRA identity (with B = 0 the output equals the LoRA-free output bit for bit), and equal bits from all
  * variants; v2 both ways where K allows it, reading x in quads (matmul-x4.wgsl, the default) and one value at a time.
  * Where the device has `subgroups`, the decode variant v3 (matmul-subgroups.wgsl) on every case too, against the
  * reference (its sums run in another order, so not bit-equal to v0–v2), and a row's v3 result equal bit for bit
@@ -28,6 +28,8 @@ interface Case {
   rank: number;
   /** Split the weight into chunks of at most this many rows. */
   chunkRows?: number;
+  /** Row stride of x (default K); the columns past K hold other values, which no output may read. */
+  ldx?: number;
 }
 
 const CASES: Case[] = [
@@ -39,6 +41,8 @@ const CASES: Case[] = [
   { M: 3, N: 151936 / 8, K: 64, bias: false, rank: 0 },
   // K not a multiple of 4: v2 reads x one value at a time (v2ReadsQuads).
   { M: 21, N: 40, K: 38, bias: true, rank: 3 },
+  // Rows of x wider than K (every variant and lora_down step over them by ldx).
+  { M: 13, N: 24, K: 32, bias: false, rank: 2, ldx: 40 },
 ];
 
 export async function checkMatmul(ctx: GpuContext, seed: number, note: (text: string) => void = () => {}): Promise<Comparison[]> {
@@ -63,9 +67,9 @@ export async function checkMatmul(ctx: GpuContext, seed: number, note: (text: st
       results.push(...result);
       outputs.push(out);
     }
-    const shape = `M=${c.M} N=${c.N} K=${c.K}`;
+    const shape = `M=${c.M} N=${c.N} K=${c.K}${c.ldx ? ` ldx=${c.ldx}` : ''}`;
     results.push(compareExact('matmul v0 == v1 == v2 (bits)', shape, outputs[0], outputs[1]), compareExact('matmul v1 == v2 (bits)', shape, outputs[1], outputs[2]));
-    if (v2ReadsQuads(c.K, c.K)) {
+    if (v2ReadsQuads(c.K, c.ldx ?? c.K)) {
       // v2 above read x in quads (matmul-x4.wgsl); the one-value-at-a-time kernel must give the same bits.
       const [result, out] = await runCase(ctx, op, c, 'v2', seed, false);
       results.push(...result, compareExact('matmul v2 quads == v2 single loads (bits)', shape, outputs[2], out));
@@ -116,18 +120,23 @@ async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVa
     for (let i = 0; i < ref.length; i++) ref[i] += scale * delta[i];
   }
 
+  // x as bound: rows ldx apart, the columns past K filled with values of their own.
+  const ldx = c.ldx ?? K;
+  const padded = randomF32(rng, M * ldx, 1);
+  for (let m = 0; m < M; m++) padded.set(x.subarray(m * K, (m + 1) * K), m * ldx);
+
   const scope = new Scope(ctx);
   const rec = new Recorder(ctx, 'check.matmul');
   try {
-    const xb = scope.f32('x', x);
+    const xb = scope.f32('x', padded);
     const wb = scope.weight('w', w, N, K, c.chunkRows ? c.chunkRows * K * 2 : undefined);
     const biasb = bias ? scope.f32('bias', bias) : null;
     const out = scope.empty('out', M * N);
     const lora = rank > 0 ? { a: scope.f32('A', a), b: scope.f32('B', b), u: scope.empty('u', M * rank), rank, scale } : null;
-    op.encode(rec, { out, x: xb, w: wb, M, bias: biasb, lora, variant, quads });
+    op.encode(rec, { out, x: xb, w: wb, M, ldx, bias: biasb, lora, variant, quads });
     await rec.finish();
     const got = await scope.read(out, M * N);
-    const shape = `M=${M} N=${N} K=${K}${c.bias ? ' bias' : ''}${rank ? ` R=${rank}` : ''}${wb.chunks.length > 1 ? ` chunks=${wb.chunks.length}` : ''}`;
+    const shape = `M=${M} N=${N} K=${K}${c.ldx ? ` ldx=${c.ldx}` : ''}${c.bias ? ' bias' : ''}${rank ? ` R=${rank}` : ''}${wb.chunks.length > 1 ? ` chunks=${wb.chunks.length}` : ''}`;
     const name = variant === 'v2' && !quads ? 'matmul.v2 (single loads)' : `matmul.${variant}`;
     const results = [compare(name, shape, got, ref, variant === 'v2h' ? TOL_F16 : TOL)];
     if (lora) {
@@ -135,8 +144,8 @@ async function runCase(ctx: GpuContext, op: MatmulOp, c: Case, variant: MatmulVa
       const zeroB = scope.f32('B0', new Float64Array(N * rank));
       const base = scope.empty('base', M * N);
       const withZero = scope.empty('withZero', M * N);
-      op.encode(rec, { out: base, x: xb, w: wb, M, bias: biasb, variant, quads });
-      op.encode(rec, { out: withZero, x: xb, w: wb, M, bias: biasb, variant, quads, lora: { ...lora, b: zeroB } });
+      op.encode(rec, { out: base, x: xb, w: wb, M, ldx, bias: biasb, variant, quads });
+      op.encode(rec, { out: withZero, x: xb, w: wb, M, ldx, bias: biasb, variant, quads, lora: { ...lora, b: zeroB } });
       await rec.finish();
       results.push(compareExact(`${name} LoRA B=0 == base`, shape, await scope.read(withZero, M * N), await scope.read(base, M * N)));
     }
