@@ -19,6 +19,7 @@ async function openToyTask(page: Page, sizes: Record<string, number>): Promise<L
   await expect(form).toContainText('no loaded model is needed');
   // The defaults come from the worker (the run's own sizes); the ceiling is what reading must beat.
   await expect(form).toContainText('0.2067');
+  await expect(form).toContainText('(2 layers, hidden 32)'); // the model the worker builds (TOY_MODEL)
   for (const [label, value] of Object.entries(sizes)) await form.getByRole('spinbutton', { name: label, exact: true }).fill(String(value));
   return form;
 }

@@ -34,6 +34,10 @@
  *   Neither did a rank-16 adapter (collapse at lr 0.01; 3 of 6 seeds at lr 0.005), 16 transcripts per warm-up step
  *   (its warm-up reached 0.73 on seed 6, and GRPO lowered it) or KL β 0.04: where the warm-up ends varies widely
  *   with the run seed, and GRPO gains from a start that reads names a little, not from one that reads none or most.
+ *   The warm-up decides, not GRPO's draws: with seed 6's warm-up kept and GRPO's sampling seed changed, 3 of 3 runs
+ *   failed (seed 1's: 3 of 3 passed). Twice the width (C = 64) makes the warm-ups alike (80 steps: 0.305–0.430 in
+ *   seven seeds) but GRPO over 50 steps still collapsed onto row-count answers in one (seed 3), and seed 2 failed on
+ *   WebGPU: so the model stays C = 32.
  */
 import type { SqlJsStatic } from 'sql.js';
 import { createRng, randomInt } from '../data/rng.ts';

@@ -15,7 +15,7 @@ import { createRng } from '../data/rng.ts';
 import type { Dataset } from '../data/types.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { DEFAULT_LORA_CONFIG, type LoraConfig } from '../model/lora.ts';
-import { randomModelWeights, tinyModelConfig } from '../model/tiny-model.ts';
+import { randomModelWeights, tinyModelConfig, type TinyModelOptions } from '../model/tiny-model.ts';
 import type { Tokenizer } from '../model/tokenizer.ts';
 import type { Tensor } from '../model/weights.ts';
 import { LocalSqlExecutor } from '../sql/executor.ts';
@@ -68,8 +68,18 @@ export interface ToySetup {
   weights: Map<string, Tensor>;
 }
 
+/** The toy models' shape (the reads task's too); the vocabulary is the task tokenizer's. */
+export const TOY_MODEL: Readonly<Omit<TinyModelOptions, 'architecture' | 'tieWordEmbeddings' | 'vocabSize'>> = {
+  numLayers: 2,
+  hiddenSize: 32,
+  numHeads: 4,
+  numKvHeads: 2,
+  headDim: 8,
+  intermediateSize: 64,
+};
+
 export function toyModelConfig(vocabSize: number): ModelConfig {
-  return tinyModelConfig({ vocabSize, numLayers: 2, hiddenSize: 32, numHeads: 4, numKvHeads: 2, headDim: 8, intermediateSize: 64 });
+  return tinyModelConfig({ ...TOY_MODEL, vocabSize });
 }
 
 /** The toy dataset, an executor over sql.js (same thread), the toy tokenizer and the tiny model's weights. */

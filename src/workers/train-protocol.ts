@@ -61,6 +61,8 @@ export interface ReadsDefaults {
   grpoDatabases: number;
   freshDatabases: number;
   ceiling: number;
+  /** The tiny model the run builds, as the form names it ("2 layers, hidden 64"). */
+  model: string;
 }
 
 /** One fresh-database measure of the toy run (the plain-data part of src/train/toy-reads-run.ts `ReadsMeasure`). */

@@ -19,7 +19,7 @@
 import type { SqlJsStatic } from 'sql.js';
 import { READS_DATABASES, READS_GRPO, READS_SFT, runReads, setupReadsTask, type ReadsMeasure, type ReadsSetup } from '../train/toy-reads-run.ts';
 import { fixedAnswerCeiling } from '../train/toy-reads-task.ts';
-import { TOY_ADAPTER_SEED, TOY_CONTEXT_TOKENS, TOY_LORA } from '../train/toy-run.ts';
+import { TOY_ADAPTER_SEED, TOY_CONTEXT_TOKENS, TOY_LORA, TOY_MODEL } from '../train/toy-run.ts';
 import type { TrainerCallbacks } from '../train/trainer.ts';
 import { DEFAULT_TRAIN_CONFIG, type TrainAlgo } from '../train/types.ts';
 import type { ReadsDefaults, ReadsEvent, ReadsFreshMeasure, ReadsStartRequest, TrainPhase } from './train-protocol.ts';
@@ -52,17 +52,17 @@ const READS_FIELD_LABELS: Record<keyof typeof READS_LIMITS, string> = {
 };
 
 /** The run's own sizes (toy-reads-run.ts). */
-export function readsSizes(): Omit<ReadsDefaults, 'ceiling'> {
+export function readsSizes(): Omit<ReadsDefaults, 'ceiling' | 'model'> {
   return { sftSteps: READS_SFT.steps ?? DEFAULT_TRAIN_CONFIG.steps, grpoSteps: READS_GRPO.steps ?? DEFAULT_TRAIN_CONFIG.steps, sftDatabases: READS_DATABASES.sft, grpoDatabases: READS_DATABASES.grpo, freshDatabases: READS_DATABASES.fresh };
 }
 
 /** The run's own sizes and the exact fixed-answer ceiling (an enumeration: about a second). */
 export function readsDefaults(): ReadsDefaults {
-  return { ...readsSizes(), ceiling: fixedAnswerCeiling().rate };
+  return { ...readsSizes(), ceiling: fixedAnswerCeiling().rate, model: `${TOY_MODEL.numLayers} layers, hidden ${TOY_MODEL.hiddenSize}` };
 }
 
 /** The request with every size filled in; a size or seed out of range is a RangeError naming it. */
-export function resolveReadsRequest(request: ReadsStartRequest, defaults: Omit<ReadsDefaults, 'ceiling'>): Required<ReadsStartRequest> {
+export function resolveReadsRequest(request: ReadsStartRequest, defaults: Omit<ReadsDefaults, 'ceiling' | 'model'>): Required<ReadsStartRequest> {
   if (!Number.isSafeInteger(request.runSeed) || request.runSeed < 0) throw new RangeError(`Run seed must be a whole number ≥ 0 (got ${request.runSeed}).`);
   const size = (key: keyof typeof READS_LIMITS): number => {
     const value = request[key] ?? defaults[key];

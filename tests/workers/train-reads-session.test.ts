@@ -30,7 +30,7 @@ const host: ReadsTaskHost = {
   },
 };
 
-function service(withHost = true): EnvApi {
+function service(withHost = true, readsTask: ReadsTaskHost = host): EnvApi {
   return createEnvApi({
     createExecutor: () => new LocalSqlExecutor(sql),
     bundleReader: () => {
@@ -39,7 +39,7 @@ function service(withHost = true): EnvApi {
     bundleNames: async () => [],
     datasetStore: null,
     trainStore: memoryTrainStore(),
-    ...(withHost && { readsTask: host }),
+    ...(withHost && { readsTask }),
   });
 }
 
@@ -122,6 +122,22 @@ describe('the toy task "learn to read" in the training service', () => {
     await expect(api.startReadsTraining({ ...TINY, freshDatabases: 1e9 }, () => undefined)).rejects.toThrow(/Fresh databases/);
     await expect(api.startReadsTraining({ ...TINY, runSeed: -1 }, () => undefined)).rejects.toThrow(/Run seed/);
     expect(sessions).toEqual([]);
+  });
+
+  it("names the model the run builds: the form's description is the config its session is given", async () => {
+    let shape = '';
+    const api = service(true, {
+      ...host,
+      createSession: async (setup, request) => {
+        shape = `${setup.config.numLayers} layers, hidden ${setup.config.hiddenSize}`;
+        return host.createSession(setup, request);
+      },
+    });
+    await api.startReadsTraining(TINY, () => undefined);
+    expect(shape).toBe('2 layers, hidden 32');
+    const defaults = api.readsDefaults();
+    expect(defaults.model).toBe(shape);
+    expect(defaults.ceiling).toBeCloseTo(CEILING, 4);
   });
 
   it('fills blank sizes with the run defaults', () => {

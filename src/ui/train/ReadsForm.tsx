@@ -40,7 +40,7 @@ export function ReadsForm() {
     >
       <h3>Toy: learn to read</h3>
       <p className="meta">
-        A tiny Qwen3 with random weights (2 layers, hidden 32), built here: <strong>no loaded model is needed</strong> and nothing is downloaded. Each
+        A tiny Qwen3 with random weights ({defaults ? defaults.model : '…'}), built here: <strong>no loaded model is needed</strong> and nothing is downloaded. Each
         database’s contents (names, counts, years) are drawn from its own seed, so a question’s answer changes from database to database: only a model that
         reads what DESCRIBE, SAMPLE and QUERY show can answer. The run warms the model up by SFT on the Oracle’s transcripts, then trains it with GRPO on other
         databases, and measures success on fresh databases no update saw, before GRPO (the control) and after.
