@@ -61,7 +61,7 @@ export interface ReadsDefaults {
   grpoDatabases: number;
   freshDatabases: number;
   ceiling: number;
-  /** The tiny model the run builds, as the form names it ("2 layers, hidden 64"). */
+  /** The tiny model the run builds, as the form names it ("2 layers, hidden 32"). */
   model: string;
 }
 
